@@ -1,0 +1,66 @@
+# toolkit: the two commands a fresh machine needs are `make demo` and `make test`.
+#
+# Every target that runs Python depends on `venv`, which creates .venv and installs the
+# project (editable, with the `dev` extra) only when pyproject.toml changed since the last
+# install: the stamp file's name carries a hash of pyproject.toml.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3.11
+VENV := .venv
+VPY := $(VENV)/bin/python
+PYPROJECT_HASH := $(shell sha256sum pyproject.toml | cut -c1-16)
+STAMP := $(VENV)/.stamp-$(PYPROJECT_HASH)
+PYTEST_ARGS ?=
+
+.PHONY: help venv services test demo lint bench clean distclean
+
+help:
+	@echo "make demo       install, render project_template into ./demo, migrate, serve on :8080"
+	@echo "make test       install, start PostgreSQL/Redis/RabbitMQ if stopped, ruff check, pytest"
+	@echo "make venv       create .venv and install the project with the dev extra"
+	@echo "make services   start the local PostgreSQL, Redis and RabbitMQ servers if stopped"
+	@echo "make lint       ruff check and ruff format --check"
+	@echo "make bench      run the benchmarks (python -m bench.run)"
+	@echo "make clean      remove build output, caches and ./demo (distclean: also .venv)"
+
+venv: $(STAMP)
+
+$(STAMP):
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	@rm -f $(VENV)/.stamp-*
+	@touch $@
+
+services:
+	@scripts/services.sh
+
+# Lint and tests both run, so one CI log shows every failure; either one fails the target.
+# pytest's exit code 5 ("no tests collected") is non-zero, so it fails too, with a reason.
+test: venv services
+	@lint=0; tests=0; \
+	echo "$(VENV)/bin/ruff check ."; $(VENV)/bin/ruff check . || lint=$$?; \
+	echo "$(VPY) -m pytest $(PYTEST_ARGS)"; $(VPY) -m pytest $(PYTEST_ARGS) || tests=$$?; \
+	if [ "$$tests" -eq 5 ]; then echo "make test: pytest ran no test; that is a failure" >&2; fi; \
+	if [ "$$lint" -ne 0 ]; then echo "make test: ruff check failed" >&2; fi; \
+	if [ "$$tests" -ne 0 ]; then exit "$$tests"; fi; \
+	exit "$$lint"
+
+demo: venv
+	@scripts/demo.sh
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: venv
+	$(VPY) -m bench.run
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .ruff_cache demo
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The main job (`make demo`): render project_template into a fresh project, migrate it,
+# check it, and serve it with gunicorn on the embedded defaults (SQLite file, standard
+# logging): no external service is needed.
+#
+# Environment:
+#   PORT          port to serve on (default 8080)
+#   HOST          address to bind (default 0.0.0.0; 127.0.0.1 in smoke mode)
+#   DEMO_DIR      where to render the project (default ./demo; re-rendered on every run)
+#   DEMO_NAME     the project's Python package name (default demo)
+#   DEMO_SMOKE=1  start the server in the background, GET /healthz and /, print the
+#                 answers, stop it with SIGTERM and fail unless it exits cleanly
+#   VENV          the virtualenv to use (default ./.venv, which `make venv` installs)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$(realpath -m "${VENV:-$ROOT/.venv}")"
+DEMO_DIR="$(realpath -m "${DEMO_DIR:-$ROOT/demo}")"
+DEMO_NAME="${DEMO_NAME:-demo}"
+PORT="${PORT:-8080}"
+SMOKE="${DEMO_SMOKE:-0}"
+if [[ "$SMOKE" == 1 ]]; then HOST="${HOST:-127.0.0.1}"; else HOST="${HOST:-0.0.0.0}"; fi
+MARKER=".toolkit-demo"
+
+say() { echo "demo: $*"; }
+die() { echo "demo: ERROR: $*" >&2; exit 1; }
+
+[[ -x "$VENV/bin/python" ]] || die "no virtualenv at $VENV; run \`make venv\` (or \`make demo\`)"
+[[ -x "$VENV/bin/gunicorn" ]] || die "gunicorn is not installed in $VENV; install the 'serve' extra"
+
+# Re-render from scratch, but never delete a directory this script did not create.
+if [[ -d "$DEMO_DIR" && -n "$(ls -A "$DEMO_DIR")" && ! -e "$DEMO_DIR/$MARKER" ]]; then
+    die "$DEMO_DIR exists and was not made by this script; set DEMO_DIR to another path"
+fi
+rm -rf "$DEMO_DIR"
+mkdir -p "$DEMO_DIR"
+touch "$DEMO_DIR/$MARKER"
+
+say "rendering project_template as '$DEMO_NAME' into $DEMO_DIR"
+"$VENV/bin/django-admin" startproject --template="$ROOT/project_template" \
+    --extension=py,toolkit,md "$DEMO_NAME" "$DEMO_DIR"
+
+cd "$DEMO_DIR"
+export DJANGO_ALLOWED_HOSTS="${DJANGO_ALLOWED_HOSTS:-*}"
+say "python manage.py migrate"
+"$VENV/bin/python" manage.py migrate --no-input
+say "python manage.py check"
+"$VENV/bin/python" manage.py check
+
+GUNICORN=(
+    "$VENV/bin/gunicorn" "$DEMO_NAME.wsgi:application"
+    --bind "$HOST:$PORT"
+    --workers "${WEB_CONCURRENCY:-2}"
+    --access-logfile -
+    --graceful-timeout 10
+)
+# Newer gunicorn opens a control socket at one fixed path per user; two servers (the demo
+# and a test run) would fight over it, and the demo has no use for it.
+if "$VENV/bin/gunicorn" --help 2>/dev/null | grep -q -- --no-control-socket; then
+    GUNICORN+=(--no-control-socket)
+fi
+
+if [[ "$SMOKE" != 1 ]]; then
+    say "serving on http://$HOST:$PORT/ (try /healthz); Ctrl-C stops it"
+    exec "${GUNICORN[@]}"
+fi
+
+say "smoke: starting gunicorn on $HOST:$PORT"
+# The server's access log goes to stderr, so stdout holds only this script's report.
+"${GUNICORN[@]}" >&2 &
+pid=$!
+trap 'kill -KILL "$pid" 2>/dev/null || true' EXIT
+
+fetch_rc=0
+fetch_host="$HOST"
+[[ "$fetch_host" == 0.0.0.0 ]] && fetch_host=127.0.0.1
+"$VENV/bin/python" "$ROOT/scripts/smoke_fetch.py" "http://$fetch_host:$PORT" "$pid" 30 /healthz / \
+    || fetch_rc=$?
+
+say "smoke: stopping gunicorn (SIGTERM)"
+kill -TERM "$pid" 2>/dev/null || true
+for _ in $(seq 1 150); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+kill -0 "$pid" 2>/dev/null && die "gunicorn did not exit within 15s of SIGTERM"
+server_rc=0
+wait "$pid" || server_rc=$?
+trap - EXIT
+
+((fetch_rc == 0)) || die "a smoke request failed (see above)"
+((server_rc == 0)) || die "gunicorn exited with status $server_rc after SIGTERM"
+say "smoke: ok (server exited cleanly)"

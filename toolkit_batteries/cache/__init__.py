@@ -1,0 +1,4 @@
+"""Key/value cache with TTL, in memory, on a key-value server or in SQL.
+
+Options are declared in :mod:`.options`; the adapters arrive in a later release.
+"""

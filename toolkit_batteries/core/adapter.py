@@ -1,0 +1,75 @@
+"""The contract between the container and an adapter.
+
+An adapter is a class with an ``open`` class method. The container calls it on the first
+accessor call for a ``(service, instance)`` pair with an :class:`OpenContext`, and later
+calls ``close()`` on the returned object (if it has one) when the container closes::
+
+    class SQLFileDatabase(Database):
+        @classmethod
+        def open(cls, ctx: OpenContext) -> SQLFileDatabase:
+            pool = ctx.pools.sql(ctx.service, ctx.options.path, settings, instance=ctx.instance)
+            return cls(pool)
+
+``open`` may do I/O (connect, ping) and may raise; a failed open is not cached, so the next
+accessor call tries again. An adapter that needs another service asks the container for it
+inside ``open`` (``ctx.container.db()``); that dependency then opens first and, since the
+container closes in reverse open order, closes after its dependant.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+if TYPE_CHECKING:
+    from .container import Container
+    from .pools import PoolRegistry
+
+__all__ = ["OpenContext", "Service"]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenContext:
+    """Everything an adapter's ``open`` needs, and nothing global."""
+
+    #: Service name from the catalog (``"db"``).
+    service: str
+    #: Instance name (``"default"``, ``"primary"``).
+    instance: str
+    #: The canonical adapter name that was resolved (``"sqlserver"`` for ``"postgres"``).
+    adapter: str
+    #: The service's options dataclass instance (a raw mapping for plugins).
+    options: Any
+    #: The container that is opening the service; use it to reach dependencies.
+    container: Container
+    #: The container's shared SQL pools and key-value clients.
+    pools: PoolRegistry
+
+    @property
+    def logger(self) -> logging.Logger:
+        """Return the standard logger for this service (``toolkit.<service>``)."""
+        return logging.getLogger(f"toolkit.{self.service}")
+
+
+class Service:
+    """Mixin base of every battery's interface class.
+
+    It carries the identity the container gave the instance and a no-op ``close``.
+    Battery base classes subclass it (alongside Django's own base class where one exists,
+    such as ``BaseCache``) and declare the operations; adapters implement ``open`` and the
+    operations.
+    """
+
+    #: The catalog name of the service this class implements (set by the battery base).
+    service_name: ClassVar[str] = ""
+    #: The canonical adapter name (set by each adapter class).
+    adapter_name: ClassVar[str] = ""
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> Self:
+        """Open the adapter for ``ctx``; subclasses must override."""
+        raise NotImplementedError(f"{cls.__qualname__} must implement open(ctx)")
+
+    def close(self) -> None:
+        """Release what the adapter holds; the default holds nothing."""

@@ -1,0 +1,95 @@
+"""The core Django app and the base class of every battery's app.
+
+The core app is ``"toolkit_batteries"`` in ``INSTALLED_APPS`` (label
+``toolkit_batteries``); its ``ready()`` registers the configuration check and rebuilds
+:mod:`toolkit_batteries.services` when the ``TOOLKIT`` setting changes.
+
+A battery's ``apps.py`` is a few lines::
+
+    from toolkit_batteries.core.apps import BatteryConfig
+
+    class CacheConfig(BatteryConfig):
+        name = "toolkit_batteries.cache"
+        verbose_name = "toolkit: cache"      # optional; label defaults to "toolkit_cache"
+
+``BatteryConfig.ready()`` registers the battery's check (``toolkit_<service>.E001``: each
+configured instance's adapter resolves) plus what :meth:`BatteryConfig.battery_checks`
+returns: by default the ``battery_checks(config)`` function of the battery's ``checks``
+module, if it has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from django.apps import AppConfig
+from django.core import checks
+
+if TYPE_CHECKING:
+    from .config import Config
+
+__all__ = ["BatteryConfig", "ToolkitBatteriesConfig"]
+
+
+class ToolkitBatteriesConfig(AppConfig):
+    """The core app: configuration checks and the settings-aware registry's wiring."""
+
+    name = "toolkit_batteries"
+    label = "toolkit_batteries"
+    verbose_name = "toolkit"
+
+    def ready(self) -> None:
+        """Register the configuration check; rebuild services when ``TOOLKIT`` changes."""
+        from .. import services
+        from .checks import TAG, check_configuration
+
+        checks.register(check_configuration, TAG)
+        services.connect_signals()
+
+
+class BatteryConfig(AppConfig):
+    """Base of every battery's app config: label, verbose name and checks from the name."""
+
+    #: Not an app by itself; subclasses become their module's default config again, so a
+    #: battery's ``apps.py`` may import this class without confusing Django's discovery.
+    default = False
+    default_auto_field = "django.db.models.BigAutoField"
+    #: The catalog service; derived from ``name`` (``toolkit_batteries.cache`` -> ``cache``).
+    service: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Fill ``service``, ``label`` and ``verbose_name`` from ``name`` when not given."""
+        super().__init_subclass__(**kwargs)
+        if "default" not in cls.__dict__:
+            cls.default = True
+        name = cls.__dict__.get("name")
+        if not name:
+            return
+        if not cls.__dict__.get("service"):
+            cls.service = name.rpartition(".")[2]
+        if "label" not in cls.__dict__:
+            cls.label = f"toolkit_{cls.service}"
+        if "verbose_name" not in cls.__dict__:
+            cls.verbose_name = f"toolkit: {cls.service}"
+
+    def ready(self) -> None:
+        """Register this battery's checks."""
+        from .checks import TAG, battery_check
+
+        checks.register(battery_check(self.service, self, self.battery_checks), TAG)
+
+    def battery_checks(self, config: Config) -> Iterable[checks.CheckMessage]:
+        """Return the battery's own check messages for a loaded configuration.
+
+        The default calls ``<battery>.checks.battery_checks(config)`` when that exists.
+        """
+        try:
+            module = import_module(f"{self.name}.checks")
+        except ModuleNotFoundError as exc:
+            if exc.name in (f"{self.name}.checks", self.name):
+                return []
+            raise
+        hook = getattr(module, "battery_checks", None)
+        return list(hook(config)) if callable(hook) else []

@@ -1,0 +1,102 @@
+"""System checks over ``settings.TOOLKIT`` and the environment (``manage.py check``).
+
+* ``toolkit_batteries.E001``: a configured service or plugin does not validate. Every
+  problem is reported (one message each), not only the first one ``Config.load`` raises.
+* ``toolkit_<service>.E001`` (registered by each battery's
+  :class:`~toolkit_batteries.core.apps.BatteryConfig`): an instance's adapter does not
+  resolve (unknown name, missing extra, wrong base class).
+
+Messages come from the errors' own text, which names services, instances, fields and
+adapters and never a value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from django.core import checks
+
+from .config import Config
+from .errors import ConfigurationError
+from .loading import resolve_adapter
+from .options import normalize
+
+if TYPE_CHECKING:
+    from django.apps import AppConfig
+
+__all__ = ["TAG", "battery_check", "check_configuration", "toolkit_settings"]
+
+#: The tag every toolkit check is registered under (``manage.py check --tag toolkit``).
+TAG = "toolkit"
+_OBJ = "settings.TOOLKIT"
+
+
+def toolkit_settings() -> Any:
+    """Return ``settings.TOOLKIT`` (``{}`` when unset)."""
+    from django.conf import settings
+
+    return getattr(settings, "TOOLKIT", None) or {}
+
+
+def check_configuration(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Report every service or plugin whose configuration does not validate."""
+    problems = Config.validate(toolkit_settings(), os.environ)
+    return [
+        checks.Error(str(problem), obj=_OBJ, id="toolkit_batteries.E001") for problem in problems
+    ]
+
+
+def battery_check(
+    service: str,
+    app_config: AppConfig,
+    extra: Callable[[Config], Iterable[checks.CheckMessage]] | None = None,
+) -> Callable[..., list[checks.CheckMessage]]:
+    """Build the check of one battery: every configured instance's adapter resolves.
+
+    Only the battery's own ``TOOLKIT`` block is loaded, so another service's broken block
+    does not hide this one's result (``toolkit_batteries.E001`` reports that). When this
+    service's block itself does not load, the check reports nothing for the same reason.
+    ``extra(config)`` adds the battery's own checks.
+    """
+    check_id = f"toolkit_{service}.E001"
+
+    def check(
+        app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+    ) -> list[checks.CheckMessage]:
+        if app_configs is not None and app_config not in app_configs:
+            return []
+        raw = toolkit_settings()
+        own = {key: value for key, value in raw.items() if normalize(str(key)) == service}
+        try:
+            config = Config.load(own, os.environ)
+        except ConfigurationError:
+            return []
+        messages: list[checks.CheckMessage] = []
+        for instance in config.instances(service):
+            adapter = config.service(service, instance).adapter
+            try:
+                resolve_adapter(service, adapter)
+            except ConfigurationError as exc:
+                text = str(exc).removeprefix(f"{service}: ")
+                messages.append(
+                    checks.Error(f"{service}.{instance}: {text}", obj=_OBJ, id=check_id)
+                )
+            except Exception as exc:  # a broken adapter module must not crash `check`
+                messages.append(
+                    checks.Error(
+                        f'{service}.{instance}: adapter "{adapter}" failed to import '
+                        f"({type(exc).__name__})",
+                        obj=_OBJ,
+                        id=check_id,
+                    )
+                )
+        if extra is not None:
+            messages.extend(extra(config))
+        return messages
+
+    check.__name__ = check.__qualname__ = f"check_{service}_adapters"
+    return check

@@ -1,0 +1,600 @@
+"""Configuration: built-in defaults < ``settings.TOOLKIT`` < environment.
+
+Every one of the 37 catalog services has a ``default`` instance built from its declared
+defaults and its catalog default adapter. ``settings.TOOLKIT`` may configure any instance,
+either as one ``{adapter, options}`` envelope (the ``default`` instance) or as a map of
+instance name to envelope; settings are decoded strictly (an unknown service or option key
+fails with a "did you mean"). The environment then overlays single fields
+(``CACHE__DEFAULT__MAX_ENTRIES``, see :mod:`.env`) best effort. Third-party services live
+under ``TOOLKIT["plugins"]`` as strict envelopes whose options pass through raw.
+
+Nothing here ever formats an option value into an error or a log line, and
+:meth:`Config.redacted_services` is the display path for the resolved configuration.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import catalog
+from .env import EnvLayer, InstanceEnv, read_environ
+from .errors import (
+    ConfigurationError,
+    DispatcherRequiredError,
+    InvalidOptionsError,
+    UnknownFieldError,
+    UnknownInstanceError,
+    UnknownServiceError,
+    did_you_mean,
+)
+from .options import (
+    Where,
+    build_options,
+    decode_mapping,
+    decode_text,
+    field_specs,
+    normalize,
+    options_to_dict,
+)
+from .redaction import redact, redact_string
+
+__all__ = ["Config", "PluginConfig", "ServiceConfig"]
+
+logger = logging.getLogger("toolkit.config")
+
+DEFAULT_INSTANCE = "default"
+PLUGINS_KEY = "plugins"
+#: The only keys of an ``{adapter, options}`` envelope.
+ENVELOPE_KEYS = ("adapter", "options")
+#: The source named in errors about values that came from settings.
+SETTINGS_SOURCE = "settings.TOOLKIT"
+
+_SERVICES_BY_FOLDED: dict[str, str] = {normalize(name): name for name in catalog.SERVICES}
+_SERVICE_NAMES: tuple[str, ...] = tuple(sorted(catalog.SERVICES))
+_TOP_LEVEL_NAMES: tuple[str, ...] = (*_SERVICE_NAMES, PLUGINS_KEY)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ServiceConfig:
+    """The resolved configuration of one service instance."""
+
+    service: str
+    instance: str
+    #: Adapter name as configured (canonical, vendor alias, or dotted path).
+    adapter: str
+    #: The service's options dataclass, every layer applied.
+    options: Any
+
+    def __repr__(self) -> str:
+        """Render without secrets, so logging a ``ServiceConfig`` is safe."""
+        return (
+            f"ServiceConfig(service={self.service!r}, instance={self.instance!r}, "
+            f"adapter={redact_string(self.adapter)!r}, options={options_to_dict(self.options)!r})"
+        )
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class PluginConfig:
+    """A third-party service: a strict envelope around raw options the plugin validates."""
+
+    name: str
+    instance: str
+    adapter: str
+    #: A deep, read-only copy of the settings' options (mappings are ``MappingProxyType``,
+    #: lists are tuples).
+    options: Mapping[str, Any]
+
+    def __repr__(self) -> str:
+        """Render without secrets, so logging a ``PluginConfig`` is safe."""
+        return (
+            f"PluginConfig(name={self.name!r}, instance={self.instance!r}, "
+            f"adapter={redact_string(self.adapter)!r}, options={redact(self.options)!r})"
+        )
+
+
+# --------------------------------------------------------------------------- settings shapes
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """One instance's settings envelope, not yet decoded."""
+
+    name: str
+    adapter: Any = None
+    options: Any = None
+    has_options: bool = False
+
+
+class _Problems:
+    """Errors gathered while resolving, each with the (name, instance) it sorts by."""
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        self.items: list[tuple[tuple[str, str], int, ConfigurationError]] = []
+
+    def add(self, name: str, instance: str, error: ConfigurationError) -> None:
+        self.items.append(((name, instance), len(self.items), error))
+
+    def sorted(self) -> list[ConfigurationError]:
+        return [error for _key, _seq, error in sorted(self.items, key=lambda i: i[:2])]
+
+
+def _is_envelope(block: Mapping[str, Any]) -> bool:
+    """Tell an ``{adapter, options}`` envelope from a map of instances."""
+    return any(normalize(str(key)) in ENVELOPE_KEYS for key in block)
+
+
+def _envelope(block: Any, instance: str, fail: Any) -> _Block:
+    """Check an envelope's keys; ``fail(key_or_None, reason)`` builds the error to raise."""
+    if block is None:
+        return _Block(instance)
+    if not isinstance(block, Mapping):
+        raise fail(None, 'expected an {"adapter", "options"} mapping')
+    found: dict[str, Any] = {}
+    for key, value in block.items():
+        folded = normalize(str(key))
+        if folded not in ENVELOPE_KEYS:
+            raise fail(str(key), "")
+        if folded in found:
+            raise fail(None, f'"{folded}" is given twice')
+        found[folded] = value
+    return _Block(instance, found.get("adapter"), found.get("options"), "options" in found)
+
+
+def _instance_blocks(block: Any, fail_for: Any) -> list[_Block]:
+    """Split a service or plugin block into its instances' envelopes.
+
+    A block with an ``adapter`` or ``options`` key is the ``default`` instance; any other
+    mapping maps instance names to envelopes; an empty block is the ``default`` instance.
+    """
+    if block is None or (isinstance(block, Mapping) and not block):
+        return [_Block(DEFAULT_INSTANCE)]
+    if not isinstance(block, Mapping):
+        raise fail_for(DEFAULT_INSTANCE)(None, "expected a mapping")
+    if _is_envelope(block):
+        return [_envelope(block, DEFAULT_INSTANCE, fail_for(DEFAULT_INSTANCE))]
+    blocks: dict[str, _Block] = {}
+    for name, envelope in block.items():
+        if not isinstance(name, str) or not name.strip():
+            raise fail_for("")(None, "instance names must be non-empty strings")
+        folded = normalize(name)
+        if folded == DEFAULT_INSTANCE:
+            name = DEFAULT_INSTANCE
+        if folded in blocks:
+            raise fail_for(name)(None, f'instance "{name}" is given twice')
+        blocks[folded] = _envelope(envelope, name, fail_for(name))
+    return list(blocks.values())
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _set_path(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = tree
+    for part in path[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    node[path[-1]] = value
+
+
+def _build_service(service: str, block: _Block, env: InstanceEnv | None) -> ServiceConfig:
+    """Apply settings then environment to one instance and build its options."""
+    cls = catalog.options_class_of(service)
+    if env is None and block.adapter is None and block.options is None:
+        return _default_service(service, cls, block.name)
+    where = Where(service, block.name, SETTINGS_SOURCE)
+    adapter = block.adapter
+    if adapter is not None and not isinstance(adapter, str):
+        raise where.invalid("adapter", "expected a string")
+    tree = decode_mapping(cls, block.options, where)
+    sources: dict[str, str] = {}
+    if env is not None:
+        if env.adapter is not None:
+            adapter = env.adapter.text.strip()
+        for path, value in sorted(env.fields.items(), key=lambda item: item[1].variable):
+            env_where = Where(service, block.name, value.variable)
+            _set_path(tree, path, decode_text(cls, path, value.text, env_where))
+            sources[".".join(path)] = value.variable
+    try:
+        options = build_options(cls, tree, where)
+    except InvalidOptionsError as exc:
+        source = sources.get(exc.field)
+        if source is None:
+            raise
+        raise InvalidOptionsError(
+            service, exc.field, exc.reason, instance=block.name, source=source
+        ) from None
+    check = getattr(options, "validate", None)
+    if callable(check):
+        check(Where(service, block.name))
+    return ServiceConfig(
+        service, block.name, adapter or catalog.SERVICES[service].default_adapter, options
+    )
+
+
+#: Options class -> its all-defaults instance. Options are frozen, so one built instance
+#: serves every load; this keeps ``Config.load`` cheap for the many untouched services.
+_DEFAULTS: dict[type, Any] = {}
+
+
+def _default_service(service: str, cls: type, instance: str) -> ServiceConfig:
+    """Return an instance configured only by built-in defaults."""
+    options = _DEFAULTS.get(cls)
+    if options is None:
+        options = _DEFAULTS[cls] = build_options(cls, {}, Where(service, instance))
+    check = getattr(options, "validate", None)
+    if callable(check):
+        check(Where(service, instance))
+    return ServiceConfig(service, instance, catalog.SERVICES[service].default_adapter, options)
+
+
+def _freeze(value: Any) -> Any:
+    """Return a read-only view of a deep-copied plain-data value."""
+    if isinstance(value, Mapping):
+        return types.MappingProxyType({key: _freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(item) for item in value)
+    return value
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+@dataclass(slots=True)
+class _Resolved:
+    services: dict[str, dict[str, ServiceConfig]]
+    plugins: dict[str, dict[str, PluginConfig]]
+    problems: _Problems
+    env: EnvLayer
+
+
+def _split_top_level(
+    settings: Mapping[str, Any], problems: _Problems
+) -> tuple[dict[str, Any], Any]:
+    blocks: dict[str, Any] = {}
+    plugins: Any = None
+    seen: dict[str, str] = {}
+    for key, block in settings.items():
+        text = str(key)
+        folded = normalize(text)
+        if folded == PLUGINS_KEY:
+            name = PLUGINS_KEY
+        else:
+            name = _SERVICES_BY_FOLDED.get(folded, "")
+            if not name:
+                problems.add(text, "", UnknownServiceError(text, _TOP_LEVEL_NAMES))
+                continue
+        if name in seen:
+            problems.add(
+                name, "", ConfigurationError(f'TOOLKIT: "{name}" is given twice ("{seen[name]}")')
+            )
+            continue
+        seen[name] = text
+        if name == PLUGINS_KEY:
+            plugins = block
+        else:
+            blocks[name] = block
+    return blocks, plugins
+
+
+def _plugin_error(name: str, instance: str, message: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"plugins.{name}.{instance}: {message}" if instance else f"plugins.{name}: {message}"
+    )
+
+
+def _split_plugins(raw: Any, problems: _Problems) -> dict[str, list[_Block]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        problems.add(
+            PLUGINS_KEY,
+            "",
+            ConfigurationError("TOOLKIT: plugins must map plugin names to {adapter, options}"),
+        )
+        return {}
+    plugins: dict[str, list[_Block]] = {}
+    folded_names: dict[str, str] = {}
+    for name, block in raw.items():
+        label = f"{PLUGINS_KEY}.{name}"
+        if not isinstance(name, str) or not name.strip():
+            problems.add(
+                PLUGINS_KEY,
+                "",
+                ConfigurationError("TOOLKIT: plugin names must be non-empty strings"),
+            )
+            continue
+        folded = normalize(name)
+        if folded in _SERVICES_BY_FOLDED:
+            service = _SERVICES_BY_FOLDED[folded]
+            problems.add(
+                label,
+                "",
+                _plugin_error(
+                    name,
+                    "",
+                    f'"{name}" is a built-in service; configure it as TOOLKIT["{service}"]',
+                ),
+            )
+            continue
+        if folded in folded_names:
+            problems.add(
+                label, "", _plugin_error(name, "", f'is given twice ("{folded_names[folded]}")')
+            )
+            continue
+        folded_names[folded] = name
+
+        def fail_for(instance: str, name: str = name) -> Any:
+            def fail(key: str | None, reason: str) -> ConfigurationError:
+                if key is not None:
+                    reason = (
+                        f'unknown key "{key}"{did_you_mean(key, ENVELOPE_KEYS)}; '
+                        'a plugin block holds only "adapter" and "options"'
+                    )
+                return _plugin_error(name, instance, reason)
+
+            return fail
+
+        try:
+            plugins[name] = _instance_blocks(block, fail_for)
+        except ConfigurationError as exc:
+            problems.add(label, "", exc)
+    return plugins
+
+
+def _build_plugin(name: str, block: _Block, env: InstanceEnv | None) -> PluginConfig:
+    adapter = block.adapter
+    if adapter is not None and not isinstance(adapter, str):
+        raise _plugin_error(name, block.name, '"adapter" must be a string')
+    if env is not None and env.adapter is not None:
+        adapter = env.adapter.text.strip()
+    if not adapter or not adapter.strip():
+        raise _plugin_error(name, block.name, '"adapter" is required (a non-empty string)')
+    options = block.options
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise _plugin_error(name, block.name, '"options" must be a mapping')
+    return PluginConfig(name, block.name, adapter.strip(), _freeze(copy.deepcopy(dict(options))))
+
+
+def _resolve(settings: Mapping[str, Any] | None, environ: Mapping[str, str] | None) -> _Resolved:
+    """Resolve every layer, gathering every problem instead of stopping at the first."""
+    problems = _Problems()
+    if settings is None:
+        settings = {}
+    if environ is None:
+        environ = os.environ
+    if not isinstance(settings, Mapping):
+        problems.add("", "", ConfigurationError("TOOLKIT must be a mapping of service blocks"))
+        settings = {}
+    blocks, raw_plugins = _split_top_level(settings, problems)
+    plugin_blocks = _split_plugins(raw_plugins, problems)
+    env = read_environ(environ, plugin_blocks)
+
+    services: dict[str, dict[str, ServiceConfig]] = {}
+    for service in _SERVICE_NAMES:
+        instances = _service_blocks(service, blocks.get(service), problems)
+        if instances is None:
+            continue
+        env_instances = env.services.get(service, {})
+        for folded, env_instance in env_instances.items():
+            if folded not in instances:
+                instances[folded] = _Block(env_instance.name)
+        built: dict[str, ServiceConfig] = {}
+        for folded, block in instances.items():
+            try:
+                built[block.name] = _build_service(service, block, env_instances.get(folded))
+            except ConfigurationError as exc:
+                problems.add(service, block.name, exc)
+        services[service] = built
+
+    plugins: dict[str, dict[str, PluginConfig]] = {}
+    for name, plugin_instances in plugin_blocks.items():
+        by_folded = {normalize(block.name): block for block in plugin_instances}
+        env_instances = env.plugins.get(name, {})
+        for folded, env_instance in env_instances.items():
+            if folded not in by_folded:
+                by_folded[folded] = _Block(env_instance.name)
+        built_plugins: dict[str, PluginConfig] = {}
+        for folded, block in by_folded.items():
+            try:
+                built_plugins[block.name] = _build_plugin(name, block, env_instances.get(folded))
+            except ConfigurationError as exc:
+                problems.add(f"{PLUGINS_KEY}.{name}", block.name, exc)
+        plugins[name] = built_plugins
+    return _Resolved(services, plugins, problems, env)
+
+
+def _service_blocks(service: str, block: Any, problems: _Problems) -> dict[str, _Block] | None:
+    """Return the folded instance name -> envelope of a service, ``default`` included."""
+
+    def fail_for(instance: str) -> Any:
+        def fail(key: str | None, reason: str) -> ConfigurationError:
+            if key is not None:
+                return UnknownFieldError(service, key, ENVELOPE_KEYS, instance=instance)
+            return ConfigurationError(
+                f"{service}.{instance}: {reason}" if instance else f"{service}: {reason}"
+            )
+
+        return fail
+
+    try:
+        blocks = _instance_blocks(block, fail_for)
+    except ConfigurationError as exc:
+        problems.add(service, "", exc)
+        return None
+    result: dict[str, _Block] = {}
+    for item in blocks:
+        if service == "scheduler" and item.has_options:
+            problems.add(service, item.name, DispatcherRequiredError(item.name))
+            continue
+        result[normalize(item.name)] = item
+    if DEFAULT_INSTANCE not in result:
+        result[DEFAULT_INSTANCE] = _Block(DEFAULT_INSTANCE)
+    return result
+
+
+# --------------------------------------------------------------------------- the config
+
+
+def _readonly(table: dict[str, dict[str, Any]]) -> Mapping[str, Mapping[str, Any]]:
+    return types.MappingProxyType(
+        {name: types.MappingProxyType(dict(items)) for name, items in table.items()}
+    )
+
+
+def _redact_free_maps(cls: type, rendered: dict[str, Any]) -> dict[str, Any]:
+    """Mask secret-looking keys inside free-form map options (headers and the like).
+
+    Declared secrets are already masked by ``options_to_dict``; a map that is not declared
+    secret can still carry a credential under a key such as ``Authorization``.
+    """
+    for name, spec in field_specs(cls).items():
+        value = rendered.get(name)
+        if spec.secret or value is None:
+            continue
+        if spec.kind in ("map", "map_list"):
+            rendered[name] = redact(value)
+        elif spec.kind in ("nested", "optional_nested") and isinstance(value, dict):
+            _redact_free_maps(spec.nested, value)  # type: ignore[arg-type]
+        elif spec.kind == "list_nested":
+            for item in value:
+                _redact_free_maps(spec.nested, item)  # type: ignore[arg-type]
+        elif spec.kind == "map_nested":
+            for item in value.values():
+                _redact_free_maps(spec.nested, item)  # type: ignore[arg-type]
+    return rendered
+
+
+class Config:
+    """The whole configuration, immutable once loaded."""
+
+    __slots__ = ("_plugins", "_services")
+
+    def __init__(
+        self,
+        services: dict[str, dict[str, ServiceConfig]],
+        plugins: dict[str, dict[str, PluginConfig]] | None = None,
+    ) -> None:
+        """Wrap resolved tables; use :meth:`load` to build them from settings and env."""
+        self._services = _readonly(services)
+        self._plugins = _readonly(plugins or {})
+
+    @classmethod
+    def load(
+        cls, settings: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+    ) -> Config:
+        """Build the configuration from defaults, a ``TOOLKIT`` dict and an environment.
+
+        ``settings=None`` means no settings; ``environ=None`` means ``os.environ``. Raises
+        the first problem in (service, instance) order; :meth:`validate` lists them all.
+        """
+        resolved = _resolve(settings, environ)
+        for legacy in resolved.env.legacy:
+            logger.warning(
+                "legacy environment variable %s: use %s instead (the flat form is deprecated)",
+                legacy.variable,
+                legacy.replacement,
+            )
+        errors = resolved.problems.sorted()
+        if errors:
+            raise errors[0]
+        return cls(resolved.services, resolved.plugins)
+
+    @classmethod
+    def validate(
+        cls, settings: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+    ) -> list[ConfigurationError]:
+        """Return every configuration problem (one per failing instance), for system checks."""
+        return _resolve(settings, environ).problems.sorted()
+
+    @property
+    def services(self) -> Mapping[str, Mapping[str, ServiceConfig]]:
+        """Return the read-only map service -> instance -> configuration."""
+        return self._services
+
+    def service(self, name: str, instance: str = DEFAULT_INSTANCE) -> ServiceConfig:
+        """Return one service instance's configuration."""
+        instances = self._services.get(name)
+        if instances is None:
+            canonical = _SERVICES_BY_FOLDED.get(normalize(name))
+            if canonical is None:
+                raise UnknownServiceError(name, _SERVICE_NAMES)
+            name, instances = canonical, self._services[canonical]
+        found = instances.get(instance)
+        if found is None:
+            found = _by_folded(instances, instance)
+            if found is None:
+                raise UnknownInstanceError(name, instance, instances)
+        return found
+
+    def instances(self, name: str) -> tuple[str, ...]:
+        """Return the configured instance names of a service (always includes default)."""
+        instances = self._services.get(name)
+        if instances is None:
+            canonical = _SERVICES_BY_FOLDED.get(normalize(name))
+            if canonical is None:
+                raise UnknownServiceError(name, _SERVICE_NAMES)
+            instances = self._services[canonical]
+        return (DEFAULT_INSTANCE, *sorted(i for i in instances if i != DEFAULT_INSTANCE))
+
+    def plugin(self, name: str, instance: str = DEFAULT_INSTANCE) -> PluginConfig:
+        """Return one plugin instance's configuration."""
+        instances = self._plugins.get(name) or _by_folded(self._plugins, name)
+        if instances is None:
+            raise UnknownServiceError(name, self._plugins)
+        found = instances.get(instance) or _by_folded(instances, instance)
+        if found is None:
+            raise UnknownInstanceError(f"{PLUGINS_KEY}.{name}", instance, instances)
+        return found
+
+    def plugin_names(self) -> tuple[str, ...]:
+        """Return the configured plugin names, sorted."""
+        return tuple(sorted(self._plugins))
+
+    def redacted_services(self) -> dict[str, Any]:
+        """Return every service and plugin as display-safe plain data.
+
+        Shape: ``{service: {instance: {"adapter", "options"}}, "plugins": {...}}``; secrets,
+        URL passwords and credential-looking values are masked.
+        """
+        result: dict[str, Any] = {}
+        for service, instances in self._services.items():
+            result[service] = {
+                instance: {
+                    "adapter": redact_string(config.adapter),
+                    "options": _redact_free_maps(
+                        type(config.options), options_to_dict(config.options)
+                    ),
+                }
+                for instance, config in instances.items()
+            }
+        result[PLUGINS_KEY] = {
+            name: {
+                instance: {
+                    "adapter": redact_string(config.adapter),
+                    "options": redact(config.options),
+                }
+                for instance, config in instances.items()
+            }
+            for name, instances in self._plugins.items()
+        }
+        return result
+
+
+def _by_folded(table: Mapping[str, Any], name: str) -> Any:
+    folded = normalize(name)
+    for key, value in table.items():
+        if normalize(key) == folded:
+            return value
+    return None

@@ -1,0 +1,221 @@
+"""Errors raised by the toolkit kernel.
+
+Every message names services, instances, fields and adapters, never option values, so an
+error can be logged or shown on a terminal without leaking a secret.
+
+ToolkitError
+├── ConfigurationError (ImproperlyConfigured)  bad configuration, found at load or open
+│   ├── InvalidOptionsError (ValueError)       a value does not parse or is out of range
+│   ├── UnknownServiceError (KeyError)         a service name the catalog does not know
+│   ├── UnknownFieldError (KeyError)           an option key the service does not declare
+│   ├── UnknownAdapterError (LookupError)      an adapter name no alias table resolves
+│   ├── UnknownInstanceError (KeyError)        an instance that is not configured
+│   ├── DispatcherRequiredError                a scheduler `options` block in settings
+│   └── MissingExtraError (ImportError)        an adapter's optional dependency is absent
+├── ServiceUnavailableError                    an open failed: a server is unreachable
+└── CloseError                                 inside the ExceptionGroup of Container.close()
+    ├── CloseTimeoutError (TimeoutError)       a service did not close within its limit
+    └── ClosePanicError                        a close crashed with an unexpected exception
+
+Configuration errors deliberately sit outside runtime errors so that code that swallows
+runtime failures (fail-silently paths) can never hide a broken configuration.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from django.core.exceptions import ImproperlyConfigured
+
+__all__ = [
+    "CloseError",
+    "ClosePanicError",
+    "CloseTimeoutError",
+    "ConfigurationError",
+    "DispatcherRequiredError",
+    "InvalidOptionsError",
+    "MissingExtraError",
+    "ServiceUnavailableError",
+    "ToolkitError",
+    "UnknownAdapterError",
+    "UnknownFieldError",
+    "UnknownInstanceError",
+    "UnknownServiceError",
+    "did_you_mean",
+]
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """Return ``' (did you mean "x"?)'`` for the closest candidate, or an empty string."""
+    matches = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
+    return f' (did you mean "{matches[0]}"?)' if matches else ""
+
+
+class ToolkitError(Exception):
+    """Root of every error the toolkit raises on purpose."""
+
+    #: A stable, machine-readable code (used by the CLI's JSON envelopes).
+    code = "toolkit_error"
+
+
+class ConfigurationError(ToolkitError, ImproperlyConfigured):
+    """The configuration is wrong; fix settings or environment, then restart."""
+
+    code = "invalid_configuration"
+
+
+class InvalidOptionsError(ConfigurationError, ValueError):
+    """A field's value failed to parse or validate; the value itself is never echoed."""
+
+    code = "invalid_options"
+
+    def __init__(
+        self,
+        service: str,
+        field: str,
+        reason: str,
+        *,
+        instance: str = "default",
+        source: str = "",
+    ) -> None:
+        self.service = service
+        self.instance = instance
+        self.field = field
+        self.reason = reason
+        self.source = source
+        where = f" (from {source})" if source else ""
+        super().__init__(f'{service}.{instance}: option "{field}" {reason}{where}')
+
+
+class UnknownServiceError(ConfigurationError, KeyError):
+    """A configuration block names a service the catalog does not know."""
+
+    code = "unknown_service"
+
+    def __init__(self, service: str, known: Iterable[str]) -> None:
+        self.service = service
+        super().__init__(f'unknown service "{service}"{did_you_mean(service, known)}')
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+class UnknownFieldError(ConfigurationError, KeyError):
+    """A configuration block holds an option key its service does not declare."""
+
+    code = "unknown_field"
+
+    def __init__(
+        self, service: str, field: str, known: Iterable[str], *, instance: str = "default"
+    ):
+        self.service = service
+        self.instance = instance
+        self.field = field
+        super().__init__(
+            f'{service}.{instance}: unknown option "{field}"{did_you_mean(field, known)}'
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class UnknownAdapterError(ConfigurationError, LookupError):
+    """An adapter name that neither the alias table nor a dotted path resolves."""
+
+    code = "unknown_adapter"
+
+    def __init__(self, service: str, adapter: str, available: Iterable[str], reason: str = ""):
+        self.service = service
+        self.adapter = adapter
+        self.available = tuple(sorted(available))
+        listed = ", ".join(self.available) or "none yet"
+        detail = f": {reason}" if reason else did_you_mean(adapter, self.available)
+        super().__init__(f'{service}: unknown adapter "{adapter}"{detail} (available: {listed})')
+
+
+class UnknownInstanceError(ConfigurationError, KeyError):
+    """An accessor asked for an instance that no layer configures."""
+
+    code = "unknown_instance"
+
+    def __init__(self, service: str, instance: str, known: Iterable[str]) -> None:
+        self.service = service
+        self.instance = instance
+        super().__init__(
+            f'{service}: no instance "{instance}" is configured{did_you_mean(instance, known)}'
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DispatcherRequiredError(ConfigurationError):
+    """The scheduler's dispatcher is injected in code; a settings ``options`` block drops it."""
+
+    code = "dispatcher_is_required"
+
+    def __init__(self, instance: str = "default") -> None:
+        self.instance = instance
+        super().__init__(
+            f"scheduler.{instance}: dispatcher_is_required: the scheduler takes no settings "
+            '"options" block (its dispatcher is injected in code); set close_timeout, dsn and '
+            "dedicated_pool through the environment instead"
+        )
+
+
+class MissingExtraError(ConfigurationError, ImportError):
+    """An adapter needs an optional dependency that is not installed."""
+
+    code = "missing_extra"
+
+    def __init__(self, service: str, adapter: str, extra: str, module: str) -> None:
+        self.service = service
+        self.adapter = adapter
+        self.extra = extra
+        super().__init__(
+            f'{service}: adapter "{adapter}" needs the "{module}" package; '
+            f'install it with: pip install "django-toolkit[{extra}]"'
+        )
+
+
+class ServiceUnavailableError(ToolkitError):
+    """A service could not reach its server; the message names the service, never the DSN."""
+
+    code = "service_unavailable"
+
+    def __init__(self, service: str, reason: str, *, instance: str = "default") -> None:
+        self.service = service
+        self.instance = instance
+        super().__init__(f"{service}.{instance}: unavailable: {reason}")
+
+
+class CloseError(ToolkitError):
+    """Base of the errors gathered by :meth:`Container.close`."""
+
+    code = "close_failed"
+
+    def __init__(self, service: str, instance: str, message: str) -> None:
+        self.service = service
+        self.instance = instance
+        super().__init__(f"{service}.{instance}: {message}")
+
+
+class CloseTimeoutError(CloseError, TimeoutError):
+    """A service's close did not finish within its time limit."""
+
+    code = "close_timeout"
+
+    def __init__(self, service: str, instance: str, timeout: float) -> None:
+        self.timeout = timeout
+        super().__init__(service, instance, f"close did not finish within {timeout:g}s")
+
+
+class ClosePanicError(CloseError):
+    """A service's close raised an unexpected exception (the Python face of a Go panic)."""
+
+    code = "close_panic"
+
+    def __init__(self, service: str, instance: str, cause: BaseException) -> None:
+        self.cause = cause
+        super().__init__(service, instance, f"close crashed with {type(cause).__name__}")

@@ -1,0 +1,37 @@
+"""Options of the ``document`` service (PDF and image rendering)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
+
+__all__ = ["DocumentOptions"]
+
+
+@options_class
+class DocumentOptions:
+    """Options of ``document``; adapters ``local`` (default), ``remote`` and ``latex``."""
+
+    tmp_dir: str = option("", doc="directory for intermediate artifacts")
+    timeout: Duration = option(timedelta(seconds=30), doc="bound on render operations")
+    quality: int = option(80, min=0, max=100, doc="raster quality, 0-100")
+    dpi: int = option(150, doc="raster resolution")
+    endpoint: str = option("", doc="remote render URL")
+    allow_insecure: bool = option(False, doc="permit an http endpoint")
+    allow_private: bool = option(
+        False, doc="permit private, loopback and link-local dialing (logged at startup)"
+    )
+    api_key: str = option("", secret=True, doc="remote renderer key")
+    latex_command: str = option("pdflatex", doc="LaTeX PDF compiler command")
+    latex_pdf_to_ppm: str = option("pdftoppm", doc="PDF-to-image converter command")
+    max_output_bytes: ByteSize = option(
+        ByteSize(64 * 1024 * 1024), doc="bound on rendered output size"
+    )
+    latex_runs: int = option(0, doc="bound on compiler passes; 0 = the adapter's default")
+    latex_sandbox: str = option(
+        "auto", choices=("auto", "required", "off"), doc="OS sandbox: auto, required or off"
+    )
+    latex_allow_unsafe_source: bool = option(
+        False, doc="skip the source pre-scan (absolute or .. paths, shell escape); trusted only"
+    )

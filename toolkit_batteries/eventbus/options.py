@@ -1,0 +1,23 @@
+"""Options of the ``eventbus`` service (publish/subscribe)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.options import Duration, option, options_class
+
+__all__ = ["EventBusOptions"]
+
+
+@options_class
+class EventBusOptions:
+    """Options of ``eventbus``; adapters ``memory`` (default) and ``kvserver``."""
+
+    buffer_size: int = option(1024, doc="per-topic buffer size")
+    max_handlers: int = option(128, doc="maximum handler count")
+    handler_timeout: Duration = option(timedelta(seconds=30), doc="per-handler delivery timeout")
+    close_timeout: Duration = option(timedelta(seconds=5), doc="shutdown timeout")
+    kvserver: KVServerBlock = option(
+        KVServerBlock(), doc="key-value server connection (kvserver adapter)"
+    )

@@ -1,0 +1,36 @@
+"""Options of the ``flag`` service (feature flags); options nest under the adapter name."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.options import Duration, option, options_class
+
+__all__ = ["FlagOptions", "RemoteConfigFlagOptions", "StaticFlagOptions"]
+
+
+@options_class
+class StaticFlagOptions:
+    """The ``static.`` block: flags read from a file."""
+
+    path: str = option("", doc="flag file path")
+    reload: bool = option(False, doc="reload the file when it changes")
+
+
+@options_class
+class RemoteConfigFlagOptions:
+    """The ``remotecfg.`` block: flags read from a remote configuration service."""
+
+    project_id: str = option("", doc="project id")
+    service_account: str = option("", doc="path to the service-account JSON key file")
+    timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
+
+
+@options_class
+class FlagOptions:
+    """Options of ``flag``; adapters ``static`` (default) and ``remotecfg``."""
+
+    static: StaticFlagOptions = option(StaticFlagOptions(), doc="options of the static adapter")
+    remotecfg: RemoteConfigFlagOptions = option(
+        RemoteConfigFlagOptions(), doc="options of the remotecfg adapter"
+    )

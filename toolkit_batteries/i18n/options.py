@@ -1,0 +1,39 @@
+"""Options of the ``i18n`` service (message catalogs); options nest under the adapter name."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.options import Duration, option, options_class
+
+__all__ = ["EmbedI18nOptions", "I18nOptions", "RemoteI18nOptions"]
+
+
+@options_class
+class EmbedI18nOptions:
+    """The ``embed.`` block: catalogs read from a directory."""
+
+    dir: str = option("", doc="catalog directory")
+    fallback: str = option("", doc="fallback locale")
+
+
+@options_class
+class RemoteI18nOptions:
+    """The ``remote.`` block: catalogs fetched from a translation service."""
+
+    endpoint: str = option("", doc="remote base URL")
+    api_key: str = option("", secret=True, doc="remote credential")
+    timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
+    max_in_flight: int = option(1000, doc="cap on concurrent requests")
+    allow_insecure: bool = option(False, doc="permit http endpoints")
+    allow_private: bool = option(
+        False, doc="permit private, loopback and link-local dialing (logged at startup)"
+    )
+
+
+@options_class
+class I18nOptions:
+    """Options of ``i18n``; adapters ``embed`` (default) and ``remote``."""
+
+    embed: EmbedI18nOptions = option(EmbedI18nOptions(), doc="options of the embed adapter")
+    remote: RemoteI18nOptions = option(RemoteI18nOptions(), doc="options of the remote adapter")

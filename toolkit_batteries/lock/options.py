@@ -1,0 +1,26 @@
+"""Options of the ``lock`` service (distributed leases)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.groups import KVServerBasic
+from toolkit_batteries.core.options import Duration, option, options_class
+
+__all__ = ["LockOptions"]
+
+
+@options_class
+class LockOptions(KVServerBasic):
+    """Options of ``lock``; adapters ``memory`` (default) and ``kvserver``.
+
+    Inherits the five basic key-value server keys flat (addr, password, db, tls, require_tls).
+    """
+
+    url: str = option("", doc="key-value server URL")
+    prefix: str = option("", doc="namespace for lock keys")
+    ttl: Duration = option(timedelta(seconds=30), doc="default lease lifetime")
+    retry_interval: Duration = option(
+        timedelta(milliseconds=50), doc="wait between acquire attempts"
+    )
+    max_entries: int = option(1000, doc="leases stored before LRU eviction (memory)")

@@ -1,0 +1,29 @@
+"""Options of the ``media`` service (image and video storage and derivation)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
+
+__all__ = ["MediaOptions"]
+
+
+@options_class
+class MediaOptions:
+    """Options of ``media``; adapters ``local`` (default) and ``objstore``."""
+
+    root: str = option("/tmp/media", doc="local root directory")
+    base_url: str = option("/media", doc="base URL of served assets")
+    max_download_bytes: ByteSize = option(ByteSize(64 * 1024 * 1024), doc="bound on one download")
+    max_pixels: int = option(52428800, doc="bound on the decoded pixel count")
+    derived_ttl: Duration = option(timedelta(minutes=10), doc="lifetime of derived assets")
+    presign_ttl: Duration = option(timedelta(hours=1), doc="lifetime of presigned URLs")
+    max_duration: Duration = option(timedelta(0), doc="bound on media duration; 0 = unlimited")
+    endpoint: str = option("", doc="custom storage URL")
+    region: str = option("us-east-1", doc="storage region")
+    bucket: str = option("", doc="bucket name")
+    access_key_id: str = option("", doc="access key id (an identifier, not a secret)")
+    secret_access_key: str = option("", secret=True, doc="secret access key")
+    ffmpeg: str = option("ffmpeg", doc="video tool binary path")
+    ffprobe: str = option("ffprobe", doc="probe tool binary path")

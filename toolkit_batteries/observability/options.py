@@ -1,0 +1,28 @@
+"""Options of the ``observability`` service (traces and metrics)."""
+
+from __future__ import annotations
+
+from toolkit_batteries.core.options import option, options_class
+
+__all__ = ["ObservabilityOptions"]
+
+
+@options_class
+class ObservabilityOptions:
+    """Options of ``observability``; adapters ``stdout`` (default), ``noop`` and ``otlp``."""
+
+    endpoint: str = option("", doc="collector host:port")
+    service_name: str = option("toolkit", doc="name of the emitting service")
+    insecure: bool = option(False, doc="disable TLS; allowed only for loopback endpoints")
+    set_globals: bool = option(False, doc="register the provider as the global default")
+    verbose: bool = option(False, doc="debug logging")
+    ca_file: str = option("", doc="PEM CA bundle path")
+    cert_file: str = option("", doc="PEM client certificate path")
+    key_file: str = option("", doc="PEM client key path")
+    headers: dict[str, str] = option(
+        {}, secret=True, doc="outbound request headers; values often carry credentials"
+    )
+    sample_ratio: float = option(0.0, min=0, max=1, doc="trace sampling probability in [0, 1]")
+    attr_value_limit: int = option(
+        0, doc="cap on string attribute values; 0 = the built-in default"
+    )

@@ -1,0 +1,4 @@
+"""Transactional outbox and inbox with a polling or change-capture relay.
+
+Options are declared in :mod:`.options`; the adapters arrive in a later release.
+"""

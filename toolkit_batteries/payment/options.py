@@ -1,0 +1,23 @@
+"""Options of the ``payment`` service (payment intents and webhooks)."""
+
+from __future__ import annotations
+
+from toolkit_batteries.core.options import ByteSize, option, options_class
+
+__all__ = ["PaymentOptions"]
+
+
+@options_class
+class PaymentOptions:
+    """Options of ``payment``; adapters ``stub`` (default), ``payment_a``, ``payment_b``.
+
+    ``stub`` verifies no webhooks and holds no funds.
+    """
+
+    secret_key: str = option("", secret=True, doc="provider secret key (payment_a)")
+    api_key: str = option("", secret=True, doc="provider API key (payment_b)")
+    endpoint: str = option("", doc="custom provider URL")
+    sandbox: bool = option(False, doc="select the provider sandbox")
+    webhook_secret: str = option("", secret=True, doc="webhook verification secret")
+    auto_approve: bool = option(False, doc="mark new payments succeeded instead of pending")
+    max_webhook_bytes: ByteSize = option(ByteSize(1024 * 1024), doc="bound on webhook payload size")

@@ -1,0 +1,41 @@
+"""Options of the ``permission`` service (authorization checks)."""
+
+from __future__ import annotations
+
+from toolkit_batteries.core.options import Where, option, options_class
+
+__all__ = ["PermissionOptions", "PermissionRule"]
+
+
+@options_class
+class PermissionRule:
+    """One authorization rule; the spec spells its keys capitalized (``OwnedOnly``).
+
+    Keys match ignoring case and underscores, so ``OwnedOnly`` and ``owned_only`` agree.
+    """
+
+    role: str = option("", doc="role the rule applies to")
+    action: str = option("", doc="action the rule applies to")
+    effect: str = option("allow", choices=("allow", "deny"), doc="allow or deny; empty = allow")
+    owned_only: bool = option(False, doc="restrict to resources owned by the subject")
+    owned_attr: str = option(
+        "", doc="resource attribute carrying the owner id; required with owned_only"
+    )
+
+
+@options_class
+class PermissionOptions:
+    """Options of ``permission``; adapters ``noop`` (default), ``rbac`` and ``policyfile``."""
+
+    model_path: str = option("", doc="policy-file engine model path")
+    policy_path: str = option("", doc="policy-file engine policy path")
+    roles: dict[str, tuple[str, ...]] = option({}, doc="subject id to the roles it may be granted")
+    rules: tuple[PermissionRule, ...] = option([], doc="authorization rules")
+
+    def validate(self, where: Where) -> None:
+        """Reject an owned-only rule that does not say which attribute holds the owner."""
+        for index, rule in enumerate(self.rules):
+            if rule.owned_only and not rule.owned_attr:
+                raise where.invalid(
+                    f"rules[{index}].owned_attr", "is required when owned_only is true"
+                )

@@ -1,0 +1,24 @@
+"""Options of the ``ratelimit`` service (token buckets)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.options import Duration, option, options_class
+
+__all__ = ["RateLimitOptions"]
+
+
+@options_class
+class RateLimitOptions:
+    """Options of ``ratelimit``; adapters ``memory`` (default) and ``kvserver``."""
+
+    rate: float = option(10.0, doc="tokens refilled per second")
+    burst: int = option(20, doc="maximum bucket size")
+    idle_ttl: Duration = option(timedelta(minutes=10), doc="idle entry lifetime")
+    sweep_interval: Duration = option(timedelta(minutes=1), doc="idle-entry sweep interval")
+    max_entries: int = option(1000, doc="buckets kept before LRU eviction (memory)")
+    kvserver: KVServerBlock = option(
+        KVServerBlock(), doc="key-value server connection (kvserver adapter)"
+    )

@@ -1,0 +1,22 @@
+"""Options of the ``search`` service (full-text search)."""
+
+from __future__ import annotations
+
+from toolkit_batteries.core.options import option, options_class
+
+__all__ = ["SearchOptions"]
+
+
+@options_class
+class SearchOptions:
+    """Options of ``search``: adapters ``db`` (default), ``sqlserver``, ``searchengine``.
+
+    ``sqlfile`` and ``sqlserver`` are aliases of ``db``. With ``db`` an empty DSN selects
+    the embedded file database and a server URL selects the SQL server.
+    """
+
+    host: str = option("", doc="search-server URL (searchengine)")
+    api_key: str = option("", secret=True, doc="backend key")
+    dsn: str = option("", doc="SQL URL or file path")
+    dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
+    allow_insecure: bool = option(False, doc="permit an http host")

@@ -1,0 +1,27 @@
+"""Options of the ``secrets`` service (secret lookup)."""
+
+from __future__ import annotations
+
+from toolkit_batteries.core.options import option, options_class
+
+__all__ = ["SecretsOptions"]
+
+
+@options_class
+class SecretsOptions:
+    """Options of ``secrets``; adapters ``env`` (default) and ``secretstore``."""
+
+    addr: str = option("", doc="secrets-server address")
+    allow_insecure: bool = option(False, doc="permit a plain-http address")
+    allow_insecure_token_file_perms: bool = option(
+        False, doc="permit a token file readable beyond its owner (0600 or stricter otherwise)"
+    )
+    token: str = option("", secret=True, doc="server authentication token")
+    token_file: str = option("", doc="file the token is read from when token is empty")
+    mount: str = option("", doc="KV mount path")
+    namespace: str = option("", doc="namespace")
+    project_id: str = option("", doc="cloud project id")
+    prefix: str = option(
+        "TOOLKIT", doc="scopes secret names (TOOLKIT_FOO is secret FOO); must not be empty"
+    )
+    region: str = option("", doc="cloud region")

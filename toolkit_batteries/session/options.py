@@ -1,0 +1,22 @@
+"""Options of the ``session`` service (server-side sessions)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.options import Duration, option, options_class
+
+__all__ = ["SessionOptions"]
+
+
+@options_class
+class SessionOptions:
+    """Options of ``session``; adapters ``memory`` (default), ``kvserver`` and ``db``."""
+
+    ttl: Duration = option(timedelta(minutes=15), doc="default session lifetime")
+    dsn: str = option("", doc="SQL connection string or file path (db)")
+    dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
+    kvserver: KVServerBlock = option(
+        KVServerBlock(), doc="key-value server connection (kvserver adapter)"
+    )

@@ -1,0 +1,1 @@
+"""The toolkit schema compiler (built in its own issue; never imports toolkit_batteries)."""
