@@ -95,15 +95,11 @@ print(json.dumps({{"ms": elapsed * 1000, "vendors": [m for m in {vendors!r} if m
 """
 
 
-def _setup_ms(apps: list[str], extra: str = "", runs: int = 15) -> tuple[float, list[str]]:
-    """Return the median setup time of fresh interpreters, and the vendor SDKs they imported.
-
-    Bytecode is compiled first and allowed to be written, as on an installed system: a
-    machine with PYTHONDONTWRITEBYTECODE would otherwise time the compiler, not the import.
-    """
+def _setup_ms(
+    apps: list[str], env: dict[str, str], extra: str = "", runs: int = 3
+) -> tuple[float, list[str]]:
+    """Return the median setup time of fresh interpreters, and the vendor SDKs they imported."""
     code = _SETUP.format(apps=apps, extra=extra, vendors=VENDOR_MODULES)
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    compileall.compile_dir(ROOT / "toolkit_batteries", quiet=1)
     times, vendors = [], []
     for _ in range(runs):
         out = subprocess.run(
@@ -130,14 +126,18 @@ def bench_setup() -> Result:
         for spec in SERVICES.values()
         if (ROOT / "toolkit_batteries" / spec.name / "apps.py").exists()
     ]
+    # Bytecode is compiled once and may be written, as on an installed system: a machine
+    # with PYTHONDONTWRITEBYTECODE would otherwise time the compiler, not the import.
+    compileall.compile_dir(ROOT / "toolkit_batteries", quiet=1)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     # Interleave the two kinds of run so that machine noise hits both alike.
     bare_runs, our_runs, vendors = [], [], []
     for _ in range(5):
-        bare_runs.append(_setup_ms(django_apps, runs=3)[0])
+        bare_runs.append(_setup_ms(django_apps, env)[0])
         ours_ms, vendors = _setup_ms(
             [*django_apps, "toolkit_batteries", *batteries],
+            env,
             extra="import toolkit_batteries.services",
-            runs=3,
         )
         our_runs.append(ours_ms)
     bare, ours = statistics.median(bare_runs), statistics.median(our_runs)
