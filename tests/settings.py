@@ -20,6 +20,19 @@ INSTALLED_APPS = [
     "toolkit_batteries",
     "toolkit_batteries.db",
     "toolkit_batteries.log",
+    "toolkit_batteries.auth",
+    "toolkit_batteries.password",
+    "toolkit_batteries.session",
+    "toolkit_batteries.crypto",
+    "toolkit_batteries.cache",
+    "toolkit_batteries.lock",
+    "toolkit_batteries.queue",
+    "toolkit_batteries.idempotency",
+    "toolkit_batteries.ratelimit",
+    "toolkit_batteries.eventbus",
+    "toolkit_batteries.resilience",
+    "rest_framework",
+    "drf_spectacular",
 ]
 
 DATABASES = {

@@ -1,0 +1,117 @@
+"""The error type and response shape of every toolkit endpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, JsonResponse
+
+__all__ = ["MAX_BODY_BYTES", "STATUS_CODES", "ApiError", "error_response", "read_json"]
+
+#: Request bodies above this many bytes answer 413 (DESIGN.md: 1 MiB).
+MAX_BODY_BYTES = 1_048_576
+
+#: The code each status carries when the raiser does not name one.
+STATUS_CODES: Mapping[int, str] = {
+    400: "invalid_argument",
+    401: "unauthenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "already_exists",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "resource_exhausted",
+    500: "internal",
+    501: "unimplemented",
+    503: "unavailable",
+}
+
+#: One message for every authentication failure, so a response never tells an attacker
+#: whether the token was missing, malformed, expired or revoked.
+UNAUTHENTICATED_MESSAGE = "authentication required"
+
+
+class ApiError(Exception):
+    """An error a view answers with; raise it anywhere below a view.
+
+    ``fields`` maps request field names to their problems (400 only, by convention).
+    ``headers`` adds response headers (``Retry-After`` on 429); a 401 always carries
+    ``WWW-Authenticate: Bearer``.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str | None = None,
+        message: str = "",
+        fields: Mapping[str, Sequence[str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.status = status
+        self.code = code or STATUS_CODES.get(status, "error")
+        self.message = message or self.code.replace("_", " ")
+        self.fields = {k: [str(m) for m in v] for k, v in (fields or {}).items()}
+        self.headers = dict(headers or {})
+        super().__init__(f"{status} {self.code}: {self.message}")
+
+    def response(self) -> JsonResponse:
+        """Render this error as a JSON response."""
+        return error_response(self.status, self.code, self.message, self.fields, self.headers)
+
+
+def error_response(
+    status: int,
+    code: str | None = None,
+    message: str = "",
+    fields: Mapping[str, Sequence[str]] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JsonResponse:
+    """Return ``{"error": {"code", "message", "fields"?}}`` with ``status``.
+
+    A 401 always gets ``WWW-Authenticate: Bearer`` and the one generic message, whatever
+    the caller passed, so no path can leak why a credential was refused.
+    """
+    code = code or STATUS_CODES.get(status, "error")
+    if status == 401:
+        message = UNAUTHENTICATED_MESSAGE
+    body: dict[str, Any] = {"code": code, "message": message or code.replace("_", " ")}
+    if fields:
+        body["fields"] = {k: [str(m) for m in v] for k, v in fields.items()}
+    response = JsonResponse({"error": body}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    if status == 401:
+        response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str, Any]:
+    """Return the request's JSON object body, or raise a 400/413 :class:`ApiError`.
+
+    The size is checked against ``Content-Length`` before reading, and again on the bytes
+    read, so a lying header cannot push past the cap.
+    """
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    try:
+        declared_size = int(declared)
+    except ValueError:
+        raise ApiError(400, "invalid_argument", "invalid Content-Length header") from None
+    if declared_size > max_bytes:
+        raise ApiError(413, "payload_too_large", f"request body over {max_bytes} bytes")
+    try:
+        raw = request.body
+    except RequestDataTooBig:
+        raise ApiError(413, "payload_too_large", "request body too large") from None
+    if len(raw) > max_bytes:
+        raise ApiError(413, "payload_too_large", f"request body over {max_bytes} bytes")
+    try:
+        data = json.loads(raw or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "invalid_argument", "invalid JSON body") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_argument", "request body must be a JSON object")
+    return data
