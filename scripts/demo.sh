@@ -8,8 +8,11 @@
 #   HOST          address to bind (default 0.0.0.0; 127.0.0.1 in smoke mode)
 #   DEMO_DIR      where to render the project (default ./demo; re-rendered on every run)
 #   DEMO_NAME     the project's Python package name (default demo)
-#   DEMO_SMOKE=1  start the server in the background, GET /healthz and /, print the
-#                 answers, stop it with SIGTERM and fail unless it exits cleanly
+#   DEMO_SMOKE=1  start the server in the background, GET /healthz and /, register, log
+#                 in and GET /api/me, print the answers, stop it with SIGTERM and fail
+#                 unless it exits cleanly
+#   AUTH__DEFAULT__JWT_SECRET  the JWT signing secret (>= 32 bytes); a random one is
+#                 generated for the run when unset (tokens then die with the server)
 #   VENV          the virtualenv to use (default ./.venv, which `make venv` installs)
 set -euo pipefail
 
@@ -42,6 +45,11 @@ say "rendering project_template as '$DEMO_NAME' into $DEMO_DIR"
 
 cd "$DEMO_DIR"
 export DJANGO_ALLOWED_HOSTS="${DJANGO_ALLOWED_HOSTS:-*}"
+if [[ -z "${AUTH__DEFAULT__JWT_SECRET:-}" ]]; then
+    AUTH__DEFAULT__JWT_SECRET="$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(48))')"
+    export AUTH__DEFAULT__JWT_SECRET
+    say "generated a random JWT secret for this run (set AUTH__DEFAULT__JWT_SECRET to keep one)"
+fi
 say "python manage.py migrate"
 "$VENV/bin/python" manage.py migrate --no-input
 say "python manage.py check"
@@ -75,7 +83,7 @@ fetch_rc=0
 fetch_host="$HOST"
 [[ "$fetch_host" == 0.0.0.0 ]] && fetch_host=127.0.0.1
 "$VENV/bin/python" "$ROOT/scripts/smoke_fetch.py" "http://$fetch_host:$PORT" "$pid" 30 /healthz / \
-    || fetch_rc=$?
+    --accounts || fetch_rc=$?
 
 say "smoke: stopping gunicorn (SIGTERM)"
 kill -TERM "$pid" 2>/dev/null || true

@@ -2,12 +2,15 @@
 
 Used by ``scripts/demo.sh`` in ``DEMO_SMOKE=1`` mode. It watches the server's process id
 while it waits, so a server that dies on start fails at once instead of after the timeout.
+``--accounts`` then runs the reference application's flow: ``POST /api/register``,
+``POST /api/login`` and ``GET /api/me`` with the token (printed redacted).
 
-Usage: ``python scripts/smoke_fetch.py BASE_URL PID TIMEOUT_SECONDS PATH...``
+Usage: ``python scripts/smoke_fetch.py BASE_URL PID TIMEOUT_SECONDS PATH... [--accounts]``
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -25,12 +28,38 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _get(url: str) -> tuple[int, str]:
+def _get(url: str, data: dict | None = None, token: str = "") -> tuple[int, str]:
+    headers = {"Content-Type": "application/json"} if data is not None else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    body = json.dumps(data).encode() if data is not None else None
+    request = urllib.request.Request(url, data=body, headers=headers)
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, response.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode("utf-8", "replace")
+
+
+def accounts_flow(base: str) -> bool:
+    """Register, log in and read ``/api/me``; print each answer; tell whether all passed."""
+    account = {"email": "demo@example.com", "password": "demo password 1", "name": "Demo"}
+    status, body = _get(base + "/api/register", account)
+    print(f"POST /api/register -> {status} {body.strip()}", flush=True)
+    ok = status == 201
+    credentials = {"email": account["email"], "password": account["password"]}
+    status, body = _get(base + "/api/login", credentials)
+    token = ""
+    shown = body.strip()
+    if status == 200:
+        answer = json.loads(body)
+        token = answer.get("token", "")
+        shown = json.dumps({**answer, "token": "[redacted]"})
+    print(f"POST /api/login -> {status} {shown}", flush=True)
+    ok = ok and status == 200 and bool(token)
+    status, body = _get(base + "/api/me", token=token)
+    print(f"GET /api/me -> {status} {body.strip()}", flush=True)
+    return ok and status == 200
 
 
 def wait_until_up(base: str, pid: int, timeout: float) -> bool:
@@ -54,7 +83,8 @@ def main(argv: list[str]) -> int:
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
-    base, pid, timeout, paths = argv[0].rstrip("/"), int(argv[1]), float(argv[2]), argv[3:]
+    base, pid, timeout = argv[0].rstrip("/"), int(argv[1]), float(argv[2])
+    paths = [arg for arg in argv[3:] if arg != "--accounts"]
     if not wait_until_up(base, pid, timeout):
         return 1
     status_ok = True
@@ -62,6 +92,8 @@ def main(argv: list[str]) -> int:
         status, body = _get(base + path)
         print(f"GET {path} -> {status} {body.strip()}", flush=True)
         status_ok = status_ok and status == 200
+    if "--accounts" in argv[3:]:
+        status_ok = accounts_flow(base) and status_ok
     return 0 if status_ok else 1
 
 

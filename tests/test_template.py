@@ -2,7 +2,8 @@
 
 These run the real tools: ``django-admin startproject --template``, ``manage.py check``
 in a fresh interpreter, and ``scripts/demo.sh`` in smoke mode with gunicorn on a free
-loopback port.
+loopback port. The reference application's routes are tested in
+``tests/test_reference_app.py``.
 """
 
 from __future__ import annotations
@@ -32,8 +33,22 @@ EXPECTED_FILES = {
     f"{NAME}/asgi.py",
     "api/__init__.py",
     "api/views.py",
+    "accounts/__init__.py",
+    "accounts/apps.py",
+    "accounts/models.py",
+    "accounts/urls.py",
+    "accounts/views.py",
+    "accounts/migrations/__init__.py",
+    "accounts/migrations/0001_initial.py",
     "schema/app.toolkit",
 }
+
+#: A JWT secret for the commands that need one (production mode has no fallback).
+TEST_JWT_SECRET = "template-test-secret-0123456789abcdefghijklmnop"
+
+#: Configuration variables of the services the template uses; a child must not inherit
+#: them from whoever runs the tests.
+_TOOLKIT_PREFIXES = ("DB_", "LOG_", "AUTH_", "PASSWORD_", "RATELIMIT_", "SESSION_", "CRYPTO_")
 
 
 def _clean_env() -> dict[str, str]:
@@ -41,7 +56,7 @@ def _clean_env() -> dict[str, str]:
     # Django's settings set TZ for this process; the child has its own TIME_ZONE.
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "TZ")}
     for key in list(env):
-        if key.startswith(("DB__", "LOG__", "DB_", "LOG_")):
+        if key.startswith(_TOOLKIT_PREFIXES) or key == "TOOLKIT_ENV":
             del env[key]
     return env
 
@@ -67,14 +82,14 @@ def render(target: Path, name: str = NAME) -> Path:
     return target
 
 
-def manage(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def manage(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run ``manage.py`` of ``project`` in a fresh interpreter."""
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=project,
         capture_output=True,
         text=True,
-        env=_clean_env(),
+        env=_clean_env() | env,
         timeout=60,
         check=False,
     )
@@ -118,9 +133,22 @@ def test_schema_sample_declares_an_entity_and_a_service_with_http_bindings(
 
 
 def test_manage_py_check_passes(project: Path) -> None:
-    result = manage(project, "check")
+    result = manage(project, "check", AUTH__DEFAULT__JWT_SECRET=TEST_JWT_SECRET)
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_manage_py_check_warns_when_production_has_no_jwt_secret(project: Path) -> None:
+    result = manage(project, "check")
+    assert result.returncode == 0, result.stderr
+    assert "toolkit_auth.W001" in result.stderr
+    assert manage(project, "check", DJANGO_DEBUG="1").stderr.count("toolkit_auth.W001") == 0
+
+
+def test_migrations_match_the_models(project: Path) -> None:
+    result = manage(project, "makemigrations", "--check", "--dry-run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No changes detected" in result.stdout
 
 
 def _settings_of(project: Path, **env: str) -> dict:
@@ -132,7 +160,8 @@ def _settings_of(project: Path, **env: str) -> dict:
         "db = settings.DATABASES['default']\n"
         "print(json.dumps({'apps': settings.INSTALLED_APPS, 'toolkit': settings.TOOLKIT,\n"
         "    'engine': db['ENGINE'], 'name': str(db['NAME']), 'host': db.get('HOST', ''),\n"
-        "    'debug': settings.DEBUG}))\n"
+        "    'debug': settings.DEBUG, 'hashers': settings.PASSWORD_HASHERS,\n"
+        "    'middleware': settings.MIDDLEWARE, 'secret_key': settings.SECRET_KEY}))\n"
     )
     child_env = _clean_env() | {"DJANGO_SETTINGS_MODULE": f"{NAME}.settings"}
     child_env.pop("DJANGO_DEBUG", None)
@@ -159,6 +188,34 @@ def test_settings_wire_the_toolkit_batteries(project: Path) -> None:
     assert info["engine"] == "django.db.backends.sqlite3"
     assert info["name"] == str(project / "db.sqlite3")
     assert info["debug"] is False
+
+
+def test_settings_wire_the_reference_application(project: Path) -> None:
+    info = _settings_of(project)
+    apps = set(info["apps"])
+    assert {"accounts", "toolkit_batteries.auth", "toolkit_batteries.password"} <= apps
+    assert "toolkit_batteries.ratelimit" in apps
+    assert info["middleware"][-1] == "toolkit_batteries.http.middleware.JsonErrorMiddleware"
+    assert info["hashers"][0] == "toolkit_batteries.password.hashers.ToolkitArgon2PasswordHasher"
+    login = info["toolkit"]["ratelimit"]["login"]
+    assert login["adapter"] == "memory" and login["options"]["burst"] == 5
+
+
+def test_jwt_secret_has_a_fallback_only_in_development(project: Path, tmp_path: Path) -> None:
+    # Production: no secret in settings at all (it must come from the environment).
+    assert "auth" not in _settings_of(project)["toolkit"]
+    assert "auth" not in _settings_of(project, TOOLKIT_ENV="production")["toolkit"]
+    # Development (DEBUG or TOOLKIT_ENV=dev): a per-project secret from SECRET_KEY.
+    debug = _settings_of(project, DJANGO_DEBUG="1")
+    secret = debug["toolkit"]["auth"]["options"]["jwt"]["secret"]
+    assert len(secret) >= 32 and secret not in debug["secret_key"]
+    assert _settings_of(project, TOOLKIT_ENV="dev")["toolkit"]["auth"] == debug["toolkit"]["auth"]
+    other = render(tmp_path / "other")
+    other_secret = _settings_of(other, DJANGO_DEBUG="1")["toolkit"]["auth"]["options"]["jwt"]
+    assert other_secret["secret"] != secret
+    # An environment secret wins and leaves no fallback behind.
+    env = _settings_of(project, DJANGO_DEBUG="1", AUTH__DEFAULT__JWT_SECRET=TEST_JWT_SECRET)
+    assert "auth" not in env["toolkit"]
 
 
 def test_environment_moves_the_orm_to_postgresql_without_code_changes(
@@ -200,11 +257,21 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert result.returncode == 0, output
 
     answers = dict(re.findall(r"^GET (\S+) -> 200 (.*)$", result.stdout, re.M))
-    assert set(answers) == {"/healthz", "/"}, result.stdout
+    assert set(answers) == {"/healthz", "/", "/api/me"}, result.stdout
     assert json.loads(answers["/healthz"]) == {"status": "ok", "db": "sqlite"}
     index = json.loads(answers["/"])
     assert index["project"] == "smokeproj"
     assert index["toolkit"] == "0.8.0"
+
+    # The reference application: register, log in, read /api/me with the token.
+    posts = dict(re.findall(r"^POST (\S+) -> (\d+ .*)$", result.stdout, re.M))
+    status, body = posts["/api/register"].split(" ", 1)
+    assert status == "201" and json.loads(body)["email"] == "demo@example.com"
+    status, body = posts["/api/login"].split(" ", 1)
+    assert status == "200" and json.loads(body)["token"] == "[redacted]"
+    me = json.loads(answers["/api/me"])
+    assert me["email"] == "demo@example.com" and me["name"] == "Demo"
+    assert "generated a random JWT secret" in result.stdout
 
     assert "smoke: ok (server exited cleanly)" in result.stdout
     # The healthz view logs through services.log() (the slog adapter, standard logging).

@@ -50,6 +50,9 @@ def test_401_is_always_generic_with_bearer_challenge() -> None:
     r = error_response(401, "unauthenticated", "token expired at 12:00 for alice")
     assert body(r)["error"]["message"] == "authentication required"
     assert r["WWW-Authenticate"] == "Bearer"
+    # The one other fixed 401 message is a failed login's.
+    r = error_response(401, "unauthenticated", "invalid credentials")
+    assert body(r)["error"]["message"] == "invalid credentials"
 
 
 def test_read_json_accepts_objects_only() -> None:

@@ -1,4 +1,41 @@
-"""Authentication: issue and verify bearer tokens (JWT, sessions, OpenID Connect).
+"""The ``auth`` battery: issue, verify and revoke bearer tokens (who is calling).
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured authenticator from the registry (``services.auth()``) or a container
+(``container.auth()``); pick the adapter in settings: ``jwt`` (default, HS256 with key
+rotation), ``session`` (opaque ids of the ``session`` battery, revocable everywhere at
+once) or ``oidc`` (ID tokens of an OpenID Connect provider)::
+
+    issued = services.auth().issue("user-42", roles=("member",))
+    claims = services.auth().verify(issued.token)   # or InvalidTokenError / TokenExpiredError
+
+DRF views use :class:`toolkit_batteries.auth.drf.BearerAuthentication` and
+:class:`~toolkit_batteries.auth.drf.BearerRequired`; plain views
+:func:`toolkit_batteries.auth.decorators.bearer_required`. Importing this package imports
+no vendor SDK.
 """
+
+from __future__ import annotations
+
+from .base import (
+    Authenticator,
+    AuthError,
+    Claims,
+    InvalidTokenError,
+    IssuedToken,
+    TokenExpiredError,
+    TokenRevokedError,
+    UnsupportedOperationError,
+)
+from .users import TokenUser
+
+__all__ = [
+    "AuthError",
+    "Authenticator",
+    "Claims",
+    "InvalidTokenError",
+    "IssuedToken",
+    "TokenExpiredError",
+    "TokenRevokedError",
+    "TokenUser",
+    "UnsupportedOperationError",
+]

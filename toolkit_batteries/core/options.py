@@ -572,7 +572,16 @@ def _check_bounds(spec: FieldSpec, value: Any, where: Where, path: str) -> None:
     if not isinstance(value, int | float):
         return
     if (spec.min is not None and value < spec.min) or (spec.max is not None and value > spec.max):
-        raise where.invalid(path, f"must be between {spec.min:g} and {spec.max:g}")
+        if spec.min is None:
+            raise where.invalid(path, f"must be at most {_bound(spec.max)}")
+        if spec.max is None:
+            raise where.invalid(path, f"must be at least {_bound(spec.min)}")
+        raise where.invalid(path, f"must be between {_bound(spec.min)} and {_bound(spec.max)}")
+
+
+def _bound(value: float) -> str:
+    """Render a range bound as written (``1048576``, ``0.5``), never in exponent form."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 # --------------------------------------------------------------------------- display

@@ -1,4 +1,34 @@
-"""Symmetric encryption and signing with a local key or a KMS.
+"""The ``crypto`` battery: authenticated encryption and signatures with rotatable keys.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.crypto()``) or a container
+(``container.crypto()``)::
+
+    token = services.crypto().encrypt(b"secret", aad=b"user:7")
+    services.crypto().decrypt(token, aad=b"user:7")
+
+``local`` (default) keeps the keys in options; ``kms`` needs a client injected from code
+with :func:`register_kms_client` and fails closed without one. ``cryptography`` is imported
+only by the adapters.
 """
+
+from __future__ import annotations
+
+from .base import (
+    Crypto,
+    CryptoError,
+    DecryptionError,
+    InvalidSignatureError,
+    UnknownKeyError,
+    register_kms_client,
+    unregister_kms_client,
+)
+
+__all__ = [
+    "Crypto",
+    "CryptoError",
+    "DecryptionError",
+    "InvalidSignatureError",
+    "UnknownKeyError",
+    "register_kms_client",
+    "unregister_kms_client",
+]

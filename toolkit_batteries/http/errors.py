@@ -9,7 +9,14 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 
-__all__ = ["MAX_BODY_BYTES", "STATUS_CODES", "ApiError", "error_response", "read_json"]
+__all__ = [
+    "INVALID_CREDENTIALS_MESSAGE",
+    "MAX_BODY_BYTES",
+    "STATUS_CODES",
+    "ApiError",
+    "error_response",
+    "read_json",
+]
 
 #: Request bodies above this many bytes answer 413 (DESIGN.md: 1 MiB).
 MAX_BODY_BYTES = 1_048_576
@@ -30,9 +37,12 @@ STATUS_CODES: Mapping[int, str] = {
     503: "unavailable",
 }
 
-#: One message for every authentication failure, so a response never tells an attacker
+#: One message for every credential failure, so a response never tells an attacker
 #: whether the token was missing, malformed, expired or revoked.
 UNAUTHENTICATED_MESSAGE = "authentication required"
+#: The only other 401 message: a failed login, which never says which half was wrong.
+INVALID_CREDENTIALS_MESSAGE = "invalid credentials"
+_FIXED_401_MESSAGES = frozenset({UNAUTHENTICATED_MESSAGE, INVALID_CREDENTIALS_MESSAGE})
 
 
 class ApiError(Exception):
@@ -72,11 +82,12 @@ def error_response(
 ) -> JsonResponse:
     """Return ``{"error": {"code", "message", "fields"?}}`` with ``status``.
 
-    A 401 always gets ``WWW-Authenticate: Bearer`` and the one generic message, whatever
-    the caller passed, so no path can leak why a credential was refused.
+    A 401 always gets ``WWW-Authenticate: Bearer`` and one of two fixed messages
+    (``authentication required``, or ``invalid credentials`` for a failed login), whatever
+    else the caller passed, so no path can leak why a credential was refused.
     """
     code = code or STATUS_CODES.get(status, "error")
-    if status == 401:
+    if status == 401 and message not in _FIXED_401_MESSAGES:
         message = UNAUTHENTICATED_MESSAGE
     body: dict[str, Any] = {"code": code, "message": message or code.replace("_", " ")}
     if fields:

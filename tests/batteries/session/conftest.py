@@ -1,0 +1,138 @@
+"""Open the session battery the real way (configuration, then a Container) on every adapter.
+
+``memory``; ``kvserver`` on the real Redis server under a unique key prefix; ``db`` on a
+temporary SQLite file borrowed from the container's ``db`` service; ``db`` on the real
+PostgreSQL server, in a schema made for the test (the DSN's ``search_path``) and dropped
+afterwards. Clock-driven adapters get a :class:`FakeClock`; Redis keeps real time.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+from toolkit_batteries.session import SessionStore
+
+VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
+
+
+class FakeClock:
+    """A wall clock that moves only when told to."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward."""
+        self.now += seconds
+
+
+@dataclass
+class Opened:
+    """An opened session store, its container and how to reach its backend."""
+
+    variant: str
+    store: SessionStore
+    container: Container
+    clock: FakeClock | None
+    prefix: str = ""
+    redis: Any = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def real_time(self) -> bool:
+        """Tell whether the backend expires by real time (the key-value server)."""
+        return self.clock is None
+
+
+def pg_schema_dsn(postgres_dsn: str, schema: str) -> str:
+    """Return ``postgres_dsn`` with ``search_path`` set to ``schema``."""
+    sep = "&" if "?" in postgres_dsn else "?"
+    return f"{postgres_dsn}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+@pytest.fixture
+def pg_schema(postgres_dsn) -> Iterator[str]:
+    """Create a throw-away schema on the real server; drop it afterwards."""
+    import psycopg
+
+    schema = f"tk_session_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield schema
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture
+def redis_prefix(redis_url) -> Iterator[tuple[str, Any]]:
+    """Return a unique key prefix and a raw client; delete the prefix's keys afterwards."""
+    import redis
+
+    prefix = f"t-{uuid.uuid4().hex}:"
+    client = redis.Redis.from_url(redis_url)
+    try:
+        yield prefix, client
+    finally:
+        keys = list(client.scan_iter(match=f"{prefix}*", count=500))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+def settings_for(variant: str, request, tmp_path) -> tuple[dict, dict]:
+    """Return ``TOOLKIT`` settings for ``variant`` and extra facts about it."""
+    if variant == "memory":
+        return {"session": {"adapter": "memory"}}, {}
+    if variant == "kvserver":
+        redis_url = request.getfixturevalue("redis_url")
+        prefix, client = request.getfixturevalue("redis_prefix")
+        block = {"addr": redis_url, "prefix": prefix}
+        return {"session": {"adapter": "kvserver", "options": {"kvserver": block}}}, {
+            "prefix": prefix,
+            "redis": client,
+        }
+    if variant == "db-sqlite":
+        path = str(tmp_path / "sessions.db")
+        return {
+            "db": {"adapter": "sqlfile", "options": {"path": path}},
+            "session": {"adapter": "db"},
+        }, {"path": path}
+    schema = request.getfixturevalue("pg_schema")
+    dsn = pg_schema_dsn(request.getfixturevalue("postgres_dsn"), schema)
+    return {"session": {"adapter": "db", "options": {"dsn": dsn}}}, {"schema": schema, "dsn": dsn}
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request, tmp_path) -> Iterator[Opened]:
+    settings, facts = settings_for(request.param, request, tmp_path)
+    container = Container(Config.load(settings, {}))
+    store = container.session()
+    clock = None
+    if request.param != "kvserver":
+        clock = FakeClock()
+        store.clock = clock
+    try:
+        yield Opened(
+            request.param,
+            store,
+            container,
+            clock,
+            prefix=facts.pop("prefix", ""),
+            redis=facts.pop("redis", None),
+            extra=facts,
+        )
+    finally:
+        container.close()

@@ -1,0 +1,290 @@
+"""The reference application of ``project_template/``: register, login and ``/api/me``.
+
+The template is rendered the way ``django-admin startproject --template`` does (as
+``tests/test_template.py`` does), then ``tests/reference_app/driver.py`` runs inside the
+rendered project in a fresh interpreter, drives it with Django's test ``Client`` and
+prints what each request answered; the tests below assert on those answers. Each run gets
+its own SQLite file (``DB__DEFAULT__PATH``) and its own JWT secret from the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.reference_app.driver import PASSWORD, RESULTS_MARKER
+from tests.test_template import NAME, _clean_env, render
+
+ROOT = Path(__file__).resolve().parent.parent
+DRIVER = ROOT / "tests" / "reference_app" / "driver.py"
+JWT_SECRET = "ref-app-test-secret-" + secrets.token_hex(24)
+#: The cheapest argon2id parameters the spec allows, for runs that do not measure hashing.
+CHEAP_ARGON2 = {
+    "PASSWORD__DEFAULT__TIME": "1",
+    "PASSWORD__DEFAULT__MEMORY": "8192",
+    "PASSWORD__DEFAULT__THREADS": "1",
+}
+#: Each run: its scenarios and the environment it adds. They run concurrently.
+RUNS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "main": (("register", "login", "me", "rehash"), CHEAP_ARGON2),
+    # Mid-cost parameters (~30 ms a hash): still far above a database lookup, so a
+    # missing dummy verification shows, yet cheap enough for a loaded machine.
+    "timing": (
+        ("timing",),
+        {
+            "PASSWORD__DEFAULT__TIME": "1",
+            "PASSWORD__DEFAULT__MEMORY": "32768",
+            "PASSWORD__DEFAULT__THREADS": "2",
+        },
+    ),
+    "logs": (("logged_flow",), {**CHEAP_ARGON2, "DJANGO_DEBUG": "1"}),
+    "no_secret": (("login_only",), {**CHEAP_ARGON2, "AUTH__DEFAULT__JWT_SECRET": ""}),
+    "dev_secret": (
+        ("login_only",),
+        {**CHEAP_ARGON2, "AUTH__DEFAULT__JWT_SECRET": "", "TOOLKIT_ENV": "dev"},
+    ),
+}
+
+
+def drive(project: Path, db: Path, *scenarios: str, **env: str) -> dict[str, Any]:
+    """Run ``scenarios`` inside ``project``; return their results."""
+    child_env = _clean_env() | {
+        "DJANGO_SETTINGS_MODULE": f"{NAME}.settings",
+        "DB__DEFAULT__PATH": str(db),
+        "AUTH__DEFAULT__JWT_SECRET": JWT_SECRET,
+        "DJANGO_ALLOWED_HOSTS": "testserver",  # the test Client's host
+    }
+    for key in ("DJANGO_DEBUG", "TOOLKIT_ENV"):
+        child_env.pop(key, None)
+    child_env.update(env)
+    child_env = {k: v for k, v in child_env.items() if v != ""}
+    result = subprocess.run(
+        [sys.executable, str(DRIVER), str(project), *scenarios],
+        capture_output=True,
+        text=True,
+        env=child_env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    line = next((ln for ln in result.stdout.splitlines() if ln.startswith(RESULTS_MARKER)), None)
+    assert line is not None, result.stdout[-2000:] + result.stderr[-2000:]
+    return json.loads(line.removeprefix(RESULTS_MARKER))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return render(tmp_path_factory.mktemp("refapp") / "proj")
+
+
+@pytest.fixture(scope="module")
+def runs(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Run every entry of :data:`RUNS` at once, each on its own database file."""
+    folder = tmp_path_factory.mktemp("refdb")
+    with ThreadPoolExecutor(len(RUNS)) as pool:
+        futures = {
+            name: pool.submit(drive, project, folder / f"{name}.sqlite3", *scenarios, **env)
+            for name, (scenarios, env) in RUNS.items()
+        }
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.fixture(scope="module")
+def results(runs: dict[str, Any]) -> dict[str, Any]:
+    return {**runs["main"], **runs["timing"]}
+
+
+def error_of(answer: dict) -> dict:
+    assert answer["headers"]["Content-Type"] == "application/json", answer
+    return answer["body"]["error"]
+
+
+# ------------------------------------------------------------------ register
+
+
+def test_register_creates_an_account_201(results):
+    r = results["register"]
+    created = r["created"]
+    assert created["status"] == 201
+    assert set(created["body"]) == {"id", "email"}
+    assert created["body"]["email"] == "Ann@Example.com"  # trimmed, case kept
+    assert len(created["body"]["id"]) == 36
+    assert r["created_without_name"]["status"] == 201
+    assert r["stored"] == {
+        "email": "Ann@Example.com",
+        "name": "Ann",
+        "hash_prefix": "$argon2id$",
+        "verifies": True,
+        "count": 2,
+    }
+
+
+def test_register_refuses_a_taken_email_ignoring_case_409(results):
+    taken = results["register"]["taken_other_case"]
+    assert taken["status"] == 409
+    assert error_of(taken) == {
+        "code": "already_exists",
+        "message": "email already registered",
+        "fields": {"email": ["taken"]},
+    }
+
+
+@pytest.mark.parametrize(
+    ("case", "fields"),
+    [
+        ("invalid_email", {"email": ["invalid email"]}),
+        ("missing_email", {"email": ["required"]}),
+        ("short_password", {"password": ["must be at least 8 characters"]}),
+        (
+            "both_bad",
+            {"email": ["invalid email"], "password": ["must be at least 8 characters"]},
+        ),
+        ("password_not_string", {"password": ["must be a string"]}),
+    ],
+)
+def test_register_validation_400_names_the_fields(results, case, fields):
+    answer = results["register"][case]
+    assert answer["status"] == 400
+    assert error_of(answer) == {
+        "code": "invalid_argument",
+        "message": "invalid request",
+        "fields": fields,
+    }
+
+
+def test_register_bad_json_400_and_oversized_413(results):
+    r = results["register"]
+    assert r["bad_json"]["status"] == 400
+    assert error_of(r["bad_json"]) == {"code": "invalid_argument", "message": "invalid JSON body"}
+    assert r["not_an_object"]["status"] == 400
+    assert error_of(r["not_an_object"])["code"] == "invalid_argument"
+    assert r["too_large"]["status"] == 413
+    assert error_of(r["too_large"])["code"] == "payload_too_large"
+    assert r["get_not_allowed"]["status"] == 405
+
+
+# ------------------------------------------------------------------ login
+
+
+def test_login_returns_a_token_200(results):
+    r = results["login"]
+    assert r["ok"]["status"] == 200
+    assert set(r["ok"]["body"]) == {"token", "expires_at"}
+    assert r["ok"]["body"]["token"].count(".") == 2  # a JWT
+    assert r["ok"]["body"]["expires_at"].endswith("Z")
+    assert r["claims"]["subject_is_account"] is True
+    assert r["claims"]["expires_at_matches"] is True
+    assert 3500 < r["claims"]["expires_in_s"] <= 3600  # one hour
+    assert r["ok_other_case"]["status"] == 200
+
+
+def test_login_unknown_email_and_wrong_password_are_the_same_401(results):
+    r = results["login"]
+    wrong, unknown = r["wrong_password"], r["unknown_email"]
+    assert wrong["status"] == unknown["status"] == 401
+    assert wrong["body"] == unknown["body"]
+    assert wrong["headers"] == unknown["headers"]
+    assert wrong["headers"]["WWW-Authenticate"] == "Bearer"
+    assert error_of(wrong) == {"code": "unauthenticated", "message": "invalid credentials"}
+
+
+def test_login_unknown_email_takes_as_long_as_a_wrong_password(results):
+    timing = results["timing"]
+    assert timing["statuses"] == [401]
+    ratio = timing["unknown_ms"] / timing["wrong_ms"]
+    # Without the dummy verification an unknown email answers ~50x faster.
+    assert 0.33 < ratio < 3, timing
+
+
+def test_login_input_errors_400(results):
+    r = results["login"]
+    assert r["bad_json"]["status"] == 400
+    assert error_of(r["missing_password"])["fields"] == {"password": ["required"]}
+    assert r["not_strings"]["status"] == 400
+    assert set(error_of(r["not_strings"])["fields"]) == {"email", "password"}
+
+
+def test_login_is_rate_limited_per_address_and_email_429(results):
+    r = results["login"]
+    assert r["attempts"] == [401] * 5
+    limited = r["limited"]
+    assert limited["status"] == 429
+    assert error_of(limited)["code"] == "resource_exhausted"
+    retry_after = limited["headers"]["Retry-After"]
+    assert retry_after.isdigit() and 1 <= int(retry_after) <= 12
+    assert r["other_address"]["status"] == 200
+    assert r["other_email_same_address"]["status"] == 401
+
+
+def test_login_rehashes_after_the_parameters_change(results):
+    r = results["rehash"]
+    assert r["status"] == 200
+    assert r["before"] == "$argon2id$v=19$m=8192,t=1,p=1$"
+    assert r["after"] == "$argon2id$v=19$m=8192,t=2,p=1$"
+    assert r["verifies"] is True
+
+
+# ------------------------------------------------------------------ me
+
+
+def test_me_returns_the_callers_account_200(results):
+    r = results["me"]
+    assert r["ok"]["status"] == 200
+    assert r["ok"]["body"]["email"] == "erin@example.com"
+    assert r["ok"]["body"]["name"] == "Erin"
+    assert set(r["ok"]["body"]) == {"id", "email", "name"}
+    assert r["lowercase_scheme"]["status"] == 200
+
+
+@pytest.mark.parametrize("case", ["missing", "garbage", "tampered", "basic"])
+def test_me_without_a_valid_bearer_token_401(results, case):
+    answer = results["me"][case]
+    assert answer["status"] == 401
+    assert answer["headers"]["WWW-Authenticate"] == "Bearer"
+    assert error_of(answer) == {"code": "unauthenticated", "message": "authentication required"}
+
+
+def test_me_other_cases(results):
+    assert results["me"]["post_not_allowed"]["status"] == 405
+    deleted = results["me"]["deleted_account"]
+    assert deleted["status"] == 404
+    assert error_of(deleted)["code"] == "not_found"
+
+
+# ------------------------------------------------------------------ secrets
+
+
+def test_no_password_token_or_jwt_secret_in_any_log_record(runs):
+    flow = runs["logs"]["logged_flow"]
+    assert flow["statuses"] == [201, 409, 200, 401, 401, 200, 401, 401]
+    records = flow["records"]
+    loggers = {r["logger"] for r in records}
+    # The capture saw the app, the auth battery and Django's SQL log (DEBUG=1).
+    assert "toolkit.app" in loggers and "django.db.backends" in loggers, loggers
+    assert any("login" in r["message"] for r in records)
+    token = flow["token"]
+    for record in records:
+        text = record["message"] + record["extra"]
+        assert PASSWORD not in text, record
+        assert token not in text, record
+        assert token.split(".")[2] not in text, record  # not even the signature
+        assert JWT_SECRET not in text, record
+
+
+def test_without_a_jwt_secret_production_refuses_to_issue_tokens(runs):
+    result = runs["no_secret"]["login_only"]
+    assert result["register"]["status"] == 201
+    login = result["login"]
+    assert login["status"] == 500
+    assert error_of(login) == {"code": "internal", "message": "internal error"}
+
+
+def test_development_falls_back_to_a_per_project_secret(runs):
+    assert runs["dev_secret"]["login_only"]["login"]["status"] == 200

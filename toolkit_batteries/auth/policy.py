@@ -1,0 +1,151 @@
+"""Option rules shared by the adapters and the system checks (no vendor imports).
+
+Keeping them here means ``manage.py check`` and ``services.auth()`` can never disagree
+about what a valid configuration is, and the checks do not import pyjwt.
+
+Every error is an :class:`~toolkit_batteries.core.errors.InvalidOptionsError` naming
+``auth.<instance>`` and the field (``jwt.keys[1].secret``), never the value.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from toolkit_batteries.core.errors import InvalidOptionsError
+
+__all__ = ["MIN_SECRET_BYTES", "KeyRing", "build_keyring", "check_url", "host_is_public"]
+
+#: The spec's ``MinSecretLen``: HMAC secrets shorter than this fail at open.
+MIN_SECRET_BYTES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRing:
+    """The HMAC keys of one ``jwt`` instance; secrets stay out of ``repr``."""
+
+    #: Key id written to new tokens' ``kid`` header; ``None`` signs with ``jwt.secret``.
+    signing_kid: str | None
+    signing_key: bytes = field(repr=False)
+    #: Every listed key by kid (verification picks by the token's ``kid``).
+    by_kid: dict[str, bytes] = field(repr=False)
+    #: ``jwt.secret``: signs when ``jwt.keys`` is empty, verifies kid-less tokens.
+    legacy: bytes | None = field(repr=False)
+
+    @property
+    def kids(self) -> tuple[str, ...]:
+        """Return the listed key ids, in configuration order."""
+        return tuple(self.by_kid)
+
+
+def _secret_bytes(secret: str, name: str, instance: str) -> bytes:
+    data = secret.encode("utf-8")
+    if len(data) < MIN_SECRET_BYTES:
+        raise InvalidOptionsError(
+            "auth", name, f"must be at least {MIN_SECRET_BYTES} bytes", instance=instance
+        )
+    return data
+
+
+def build_keyring(options: Any, instance: str = "default") -> KeyRing:
+    """Validate the ``jwt.`` options and return the keys they describe.
+
+    Rules: ``jwt.secret``, when set, is at least 32 bytes; every ``jwt.keys`` entry has
+    a unique non-empty ``kid`` and a secret of at least 32 bytes; ``jwt.active_kid``
+    names a listed key; at least one of ``jwt.secret`` and ``jwt.keys`` is set;
+    ``jwt.leeway`` is not negative and ``jwt.max_ttl`` is 0 or at least one second.
+    """
+
+    def invalid(name: str, reason: str) -> InvalidOptionsError:
+        return InvalidOptionsError("auth", name, reason, instance=instance)
+
+    secret = options.secret or ""
+    legacy = _secret_bytes(secret, "jwt.secret", instance) if secret else None
+    by_kid: dict[str, bytes] = {}
+    for index, entry in enumerate(options.keys or ()):
+        kid = entry.kid or ""
+        if not kid:
+            raise invalid(f"jwt.keys[{index}].kid", "is required")
+        if kid in by_kid:
+            raise invalid(f"jwt.keys[{index}].kid", "repeats the kid of an earlier entry")
+        if not entry.secret:
+            raise invalid(f"jwt.keys[{index}].secret", "is required")
+        by_kid[kid] = _secret_bytes(entry.secret, f"jwt.keys[{index}].secret", instance)
+    active = options.active_kid or ""
+    if active and active not in by_kid:
+        raise invalid("jwt.active_kid", "names no key listed in jwt.keys")
+    if not by_kid and legacy is None:
+        raise invalid(
+            "jwt.secret",
+            f"is required (at least {MIN_SECRET_BYTES} bytes) unless jwt.keys lists signing keys",
+        )
+    if options.leeway < timedelta(0):
+        raise invalid("jwt.leeway", "must not be negative")
+    if options.max_ttl < timedelta(0) or timedelta(0) < options.max_ttl < timedelta(seconds=1):
+        raise invalid("jwt.max_ttl", "must be 0 (no cap) or at least one second")
+    if by_kid:
+        kid = active or next(iter(by_kid))
+        return KeyRing(kid, by_kid[kid], by_kid, legacy)
+    assert legacy is not None
+    return KeyRing(None, legacy, by_kid, legacy)
+
+
+def host_is_public(host: str) -> bool:
+    """Tell whether ``host`` is not a loopback, private, link-local or reserved name/IP.
+
+    Only literal addresses and ``localhost`` names are judged here; other names are
+    judged on their resolved addresses when a connection is made.
+    """
+    name = host.strip("[]").lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return False
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return True
+    return address_is_public(address)
+
+
+def address_is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Tell whether an IP address is globally routable (IPv4-mapped IPv6 unwrapped)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+def check_url(url: str, name: str, *, allow_insecure: bool, instance: str = "default") -> str:
+    """Return ``url`` if the ``oidc`` rules allow it, else raise ``InvalidOptionsError``.
+
+    https only, and no loopback/private/link-local literal host, unless
+    ``oidc.allow_insecure``; never credentials, a query or a fragment.
+    """
+
+    def invalid(reason: str) -> InvalidOptionsError:
+        return InvalidOptionsError("auth", name, reason, instance=instance)
+
+    text = (url or "").strip()
+    if not text:
+        raise invalid("is required")
+    try:
+        parts = urlsplit(text)
+        host = parts.hostname or ""
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise invalid("is not a valid URL") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("https", "http") or not host:
+        raise invalid("must be an https:// URL")
+    if scheme == "http" and not allow_insecure:
+        raise invalid("must use https (an http issuer needs oidc.allow_insecure)")
+    if parts.username is not None or parts.password is not None:
+        raise invalid("must not carry credentials")
+    if parts.query or parts.fragment:
+        raise invalid("must not have a query or a fragment")
+    if not allow_insecure and not host_is_public(host):
+        raise invalid(
+            "points at a loopback, private or link-local host (needs oidc.allow_insecure)"
+        )
+    return text
