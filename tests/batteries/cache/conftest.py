@@ -1,0 +1,79 @@
+"""Open the cache battery the real way (configuration, then a Container) on every adapter.
+
+``memory`` runs in process; ``kvserver`` on the real Redis server (database 15) under a
+unique instance name, hence a unique key namespace; ``db`` on a SQLite file and on the
+real PostgreSQL server, each in a table named after a unique instance. Memory and db get
+a :class:`FakeClock`; Redis keeps its own time, so TTL tests there use short timeouts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+
+from .helpers import FakeClock, drop_table, unique
+
+VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
+
+
+@dataclass
+class Opened:
+    """An opened cache, its container, and a way to let time pass."""
+
+    variant: str
+    cache: Any
+    container: Container
+    instance: str
+    clock: FakeClock | None
+
+    def elapse(self, seconds: float) -> None:
+        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
+        if self.clock is not None:
+            self.clock.advance(seconds)
+        else:
+            time.sleep(seconds)
+
+
+def cache_block(variant: str, tmp_path, request: pytest.FixtureRequest, **extra: Any) -> dict:
+    """Return the envelope that selects ``variant``."""
+    if variant == "memory":
+        return {"adapter": "memory", "options": extra}
+    if variant == "kvserver":
+        return {
+            "adapter": "kvserver",
+            "options": {"url": request.getfixturevalue("redis_url"), **extra},
+        }
+    if variant == "db-sqlite":
+        return {"adapter": "db", "options": {"dsn": str(tmp_path / "cache.db"), **extra}}
+    return {"adapter": "db", "options": {"dsn": request.getfixturevalue("postgres_dsn"), **extra}}
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request: pytest.FixtureRequest, tmp_path) -> Iterator[Opened]:
+    instance = unique()
+    block = cache_block(request.param, tmp_path, request)
+    container = Container(Config.load({"cache": {instance: block}}, {}))
+    cache = container.cache(instance)
+    clock = None
+    if request.param != "kvserver":
+        clock = FakeClock(time.time())
+        cache.clock = clock
+    try:
+        yield Opened(request.param, cache, container, instance, clock)
+    finally:
+        reuse = not container.closed
+        cleanup = container if reuse else Container(Config.load({"cache": {instance: block}}, {}))
+        survivor = cleanup.cache(instance)
+        if request.param == "kvserver":
+            survivor.clear()
+        elif request.param.startswith("db"):
+            drop_table(survivor._db(), survivor.table_name)
+        cleanup.close()
+        container.close()

@@ -1,0 +1,100 @@
+"""Open the idempotency battery the real way (configuration, then a Container).
+
+``memory`` runs in process; ``kvserver`` on the real Redis server (database 15) with a
+unique ``kvserver.prefix``; ``db`` on a SQLite file and on the real PostgreSQL server, in a
+table named after a unique instance. Memory and db get a :class:`FakeClock`; Redis keeps
+its own time, so TTL tests there use short lifetimes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+
+from ..cache.helpers import FakeClock, drop_table, unique
+
+VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
+
+
+@dataclass
+class Opened:
+    """An opened idempotency store, its container, and a way to let time pass."""
+
+    variant: str
+    store: Any
+    container: Container
+    instance: str
+    clock: FakeClock | None
+    block: dict
+
+    def elapse(self, seconds: float) -> None:
+        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
+        if self.clock is not None:
+            self.clock.advance(seconds)
+        else:
+            time.sleep(seconds)
+
+
+def store_block(variant: str, tmp_path, request: pytest.FixtureRequest, **options: Any) -> dict:
+    """Return the envelope selecting ``variant``."""
+    if variant == "kvserver":
+        url = request.getfixturevalue("redis_url")
+        return {
+            "adapter": "kvserver",
+            "options": {"kvserver": {"addr": url, "prefix": unique("t-") + ":"}, **options},
+        }
+    if variant == "db-sqlite":
+        return {"adapter": "db", "options": {"dsn": str(tmp_path / "idem.db"), **options}}
+    if variant == "db-postgres":
+        return {
+            "adapter": "db",
+            "options": {"dsn": request.getfixturevalue("postgres_dsn"), **options},
+        }
+    return {"adapter": "memory", "options": options}
+
+
+def cleanup(
+    variant: str, block: dict, instance: str, request: pytest.FixtureRequest, store: Any = None
+) -> None:
+    """Delete what a test stored: its Redis keys or its table (through ``store`` if open)."""
+    if variant == "kvserver":
+        import redis
+
+        raw = redis.Redis.from_url(request.getfixturevalue("redis_url"))
+        keys = list(raw.scan_iter(match=block["options"]["kvserver"]["prefix"] + "*"))
+        if keys:
+            raw.delete(*keys)
+        raw.close()
+    elif variant.startswith("db") and store is not None:
+        drop_table(store._database, store.table_name)
+    elif variant.startswith("db"):
+        container = Container(Config.load({"idempotency": {instance: block}}, {}))
+        store = container.idempotency(instance)
+        drop_table(store._database, store.table_name)
+        container.close()
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request: pytest.FixtureRequest, tmp_path) -> Iterator[Opened]:
+    instance = unique()
+    block = store_block(request.param, tmp_path, request)
+    container = Container(Config.load({"idempotency": {instance: block}}, {}))
+    store = container.idempotency(instance)
+    clock = None
+    if request.param != "kvserver":
+        clock = store.clock = FakeClock(time.time())
+    try:
+        yield Opened(request.param, store, container, instance, clock, block)
+    finally:
+        if container.closed:
+            cleanup(request.param, block, instance, request)
+        else:
+            cleanup(request.param, block, instance, request, store)
+            container.close()

@@ -1,0 +1,72 @@
+"""Open the lock battery the real way (configuration, then a Container) on every adapter.
+
+``memory`` gets a :class:`FakeClock`; ``kvserver`` runs on the real Redis server
+(database 15) with a unique key prefix, and keeps the server's time, so TTL tests there
+use short leases.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+
+from ..cache.helpers import FakeClock, unique
+
+VARIANTS = ("memory", "kvserver")
+
+
+@dataclass
+class Opened:
+    """An opened lock service, its container, and a way to let time pass."""
+
+    variant: str
+    lock: Any
+    container: Container
+    clock: FakeClock | None
+
+    def elapse(self, seconds: float) -> None:
+        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
+        if self.clock is not None:
+            self.clock.advance(seconds)
+        else:
+            time.sleep(seconds)
+
+
+def lock_block(variant: str, request: pytest.FixtureRequest, **options: Any) -> dict:
+    """Return the envelope selecting ``variant`` (kvserver with a unique prefix)."""
+    if variant == "kvserver":
+        options = {
+            "url": request.getfixturevalue("redis_url"),
+            "prefix": unique("t-") + ":",
+            **options,
+        }
+    return {"adapter": variant, "options": options}
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    block = lock_block(request.param, request, retry_interval="10ms")
+    container = Container(Config.load({"lock": block}, {}))
+    lock = container.lock()
+    clock = None
+    if request.param == "memory":
+        clock = lock.clock = FakeClock()
+    try:
+        yield Opened(request.param, lock, container, clock)
+    finally:
+        if request.param == "kvserver":
+            import redis
+
+            raw = redis.Redis.from_url(request.getfixturevalue("redis_url"))
+            keys = list(raw.scan_iter(match=block["options"]["prefix"] + "*"))
+            if keys:
+                raw.delete(*keys)
+            raw.close()
+        container.close()

@@ -1,0 +1,20 @@
+"""The idempotency adapters, by canonical name (default first, as in the catalog).
+
+Values are dotted paths, imported only when an adapter opens, so redis-py and psycopg
+cost nothing to a project on the memory adapter. The vendor alias ``redis`` ->
+``kvserver`` lives in the shared ``VENDOR_ALIASES`` table of
+:mod:`toolkit_batteries.core.loading`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ADAPTERS", "ALIASES"]
+
+ADAPTERS: dict[str, str] = {
+    "memory": "toolkit_batteries.idempotency.adapters.memory.MemoryIdempotency",
+    "kvserver": "toolkit_batteries.idempotency.adapters.kvserver.KVServerIdempotency",
+    "db": "toolkit_batteries.idempotency.adapters.db.DBIdempotency",
+}
+
+#: Battery-specific aliases (alias -> canonical); the shared vendor table covers it.
+ALIASES: dict[str, str] = {}

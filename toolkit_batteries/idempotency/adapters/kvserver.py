@@ -1,0 +1,180 @@
+"""The ``kvserver`` adapter: idempotency records on a Redis-protocol key-value server.
+
+* A record is a hash ``<prefix><key>`` with fields ``s`` (state), ``t`` (owner token),
+  ``f`` (fingerprint) and ``r`` (the encoded response), expiring with the record.
+* Reserve, commit and release are each one Lua script, so each is atomic on the server:
+  among any number of processes reserving one key, exactly one creates the record.
+* With an empty ``kvserver.prefix`` the prefix is ``toolkit:idempotency:<instance>:``.
+* The connection keys sit under ``kvserver.`` (``kvserver.addr``, ``kvserver.tls``,
+  ...); ``kvserver.url`` is reserved and ignored, as the spec says. The client is the
+  container's shared one for the address and database. An unreachable server raises
+  :class:`ServiceUnavailableError` at once.
+
+Expiry is the server's clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit_batteries.cache.base import ClosedResource
+from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+
+from ..base import DEFAULT_TTL, Idempotency, ReservationState
+
+try:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+except ImportError:  # pragma: no cover - exercised only without the extra
+    raise MissingExtraError("idempotency", "kvserver", "kvserver", "redis") from None
+
+__all__ = ["DEFAULT_PREFIX", "KVServerIdempotency"]
+
+#: Key prefix used when ``kvserver.prefix`` is empty (``{instance}`` is filled in).
+DEFAULT_PREFIX = "toolkit:idempotency:{instance}:"
+
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+_Found = tuple[ReservationState, str, bytes | None]
+
+# Returns nil after creating the record, or {state, fingerprint, response} of the live one.
+_RESERVE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.call('HMGET', KEYS[1], 's', 'f', 'r')
+end
+redis.call('HSET', KEYS[1], 's', 'in_progress', 't', ARGV[1], 'f', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return false
+"""
+_COMMIT = """
+if redis.call('HGET', KEYS[1], 's') ~= 'in_progress' then return 0 end
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 't') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 's', 'completed', 'r', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+_RELEASE = """
+if redis.call('HGET', KEYS[1], 's') ~= 'in_progress' then return 0 end
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 't') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"""
+
+
+def _ms(value: float) -> int:
+    return max(1, int(value * 1000))
+
+
+def _found(fields: list[Any]) -> _Found:
+    state, fingerprint, payload = fields
+    return (
+        ReservationState(state.decode()),
+        fingerprint.decode() if fingerprint else "",
+        payload or None,
+    )
+
+
+class KVServerIdempotency(Idempotency):
+    """Idempotency records stored as expiring hashes on a key-value server."""
+
+    adapter_name = "kvserver"
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "",
+        ttl: float = DEFAULT_TTL,
+        instance: str = "default",
+        target: str = "",
+    ) -> None:
+        """Use ``client`` (a ``redis.Redis``) and keys starting with ``prefix``."""
+        super().__init__(ttl=ttl, instance=instance)
+        self._client = client
+        self.prefix = prefix or DEFAULT_PREFIX.format(instance=instance)
+        self.target = target
+        self._reserve_script = client.register_script(_RESERVE)
+        self._commit_script = client.register_script(_COMMIT)
+        self._release_script = client.register_script(_RELEASE)
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> KVServerIdempotency:
+        """Borrow the shared client for ``kvserver.addr`` (nothing connects yet)."""
+        from toolkit_batteries.core.pools import resolve_kv_address
+
+        block = ctx.options.kvserver
+        address = resolve_kv_address(ctx.service, block, instance=ctx.instance)
+        client = ctx.pools.kvserver(
+            ctx.service,
+            block,
+            instance=ctx.instance,
+            dedicated=bool(ctx.options.dedicated_pool),
+        )
+        return cls(
+            client,
+            prefix=block.prefix,
+            ttl=ctx.options.ttl.total_seconds(),
+            instance=ctx.instance,
+            target=address.describe(),
+        )
+
+    def _unavailable(self, exc: Exception) -> ServiceUnavailableError:
+        return ServiceUnavailableError(
+            self.service_name,
+            f"cannot reach the key-value server ({type(exc).__name__})",
+            instance=self.instance,
+        )
+
+    # ------------------------------------------------------------------ primitives
+
+    def _reserve(self, key: str, token: str, fingerprint: str, ttl: float) -> _Found | None:
+        try:
+            fields = self._reserve_script(
+                keys=[self.prefix + key], args=[token, fingerprint, _ms(ttl)]
+            )
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from None
+        return None if fields is None else _found(fields)
+
+    def _commit(self, key: str, payload: bytes, ttl: float, token: str) -> bool:
+        try:
+            return bool(
+                self._commit_script(keys=[self.prefix + key], args=[token, payload, _ms(ttl)])
+            )
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from None
+
+    def _release(self, key: str, token: str) -> bool:
+        try:
+            return bool(self._release_script(keys=[self.prefix + key], args=[token]))
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from None
+
+    def _get(self, key: str) -> _Found | None:
+        try:
+            fields = self._client.hmget(self.prefix + key, ["s", "f", "r"])
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from None
+        return None if fields[0] is None else _found(fields)
+
+    def _delete(self, key: str) -> bool:
+        try:
+            return bool(self._client.delete(self.prefix + key))
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from None
+
+    def ttl_ms(self, key: str) -> int | None:
+        """Return the milliseconds ``key``'s record has left, or ``None`` when absent."""
+        try:
+            left = self._client.pttl(self.prefix + key)
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from None
+        return left if left >= 0 else None
+
+    def close(self) -> None:
+        """Stop using the client; the container's registry closes it."""
+        closed = ClosedResource(self.service_name, self.instance)
+        self._client = self._reserve_script = self._commit_script = closed
+        self._release_script = closed
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} idempotency.{self.instance} {self.target}>"

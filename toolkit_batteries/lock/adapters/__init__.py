@@ -1,0 +1,18 @@
+"""The lock adapters, by canonical name (default first, as in the catalog).
+
+Values are dotted paths, imported only when an adapter opens, so redis-py costs nothing
+to a project on the memory adapter. The vendor alias ``redis`` -> ``kvserver`` lives in
+the shared ``VENDOR_ALIASES`` table of :mod:`toolkit_batteries.core.loading`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ADAPTERS", "ALIASES"]
+
+ADAPTERS: dict[str, str] = {
+    "memory": "toolkit_batteries.lock.adapters.memory.MemoryLock",
+    "kvserver": "toolkit_batteries.lock.adapters.kvserver.KVServerLock",
+}
+
+#: Battery-specific aliases (alias -> canonical); the shared vendor table covers lock.
+ALIASES: dict[str, str] = {}
