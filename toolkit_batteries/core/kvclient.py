@@ -16,8 +16,10 @@ The spec's connection keys map onto redis-py as far as redis-py supports them:
 ============================  ==========================================================
 
 Connect and socket timeouts are bounded (5 s and 3 s, the original's dial and read
-timeouts) so a dead server fails a command instead of hanging it. redis-py is imported
-here, lazily: a project without the ``kvserver`` extra never imports it.
+timeouts) so a dead server fails a command instead of hanging it; a command that fails on
+a stale connection is retried once on a new one, so a server restart costs no error.
+redis-py is imported here, lazily: a project without the ``kvserver`` extra never
+imports it.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ def build_kv_client(
     """
     try:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
     except ImportError:
         raise MissingExtraError(service, "kvserver", "kvserver", "redis") from None
 
@@ -79,6 +83,10 @@ def build_kv_client(
             max(1, int(idle.total_seconds())) if idle else DEFAULT_HEALTH_CHECK
         ),
         "client_name": "toolkit",
+        # One immediate retry on a fresh connection: after a server restart the first
+        # command on a stale pooled socket fails, the retry reconnects. A server that is
+        # really down still fails fast (refused) or after the bounded timeouts.
+        "retry": Retry(NoBackoff(), 1),
     }
     connection_class: type = redis.Connection
     if address.tls:

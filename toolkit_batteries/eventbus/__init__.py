@@ -1,4 +1,35 @@
 """Publish/subscribe, in process or through a key-value server.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+::
+
+    from toolkit_batteries import services
+
+    bus = services.eventbus()
+    subscription = bus.subscribe("orders.created", handle_order)   # handle_order(event)
+    bus.publish("orders.created", {"id": 7})
+    subscription.unsubscribe()
+
+Adapters: ``memory`` (default, this process) and ``kvserver`` (Redis pub/sub, every
+process on the server). Delivery is at most once and never blocks the publisher; see
+:mod:`toolkit_batteries.eventbus.base` for buffers, handler timeouts and closing.
 """
+
+from __future__ import annotations
+
+from .base import (
+    Event,
+    EventBus,
+    EventBusClosedError,
+    Subscription,
+    TooManyHandlersError,
+    encode_payload,
+)
+
+__all__ = [
+    "Event",
+    "EventBus",
+    "EventBusClosedError",
+    "Subscription",
+    "TooManyHandlersError",
+    "encode_payload",
+]

@@ -1,4 +1,21 @@
 """Token-bucket rate limiting, in memory or on a key-value server.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+::
+
+    from toolkit_batteries import services
+
+    decision = services.ratelimit().allow(f"login:{email}")
+    if not decision.allowed:
+        ...  # wait decision.retry_after seconds
+
+Views: :func:`toolkit_batteries.ratelimit.decorators.ratelimit`, the
+:class:`~toolkit_batteries.ratelimit.middleware.RateLimitMiddleware` for URL prefixes and
+the DRF :class:`~toolkit_batteries.ratelimit.drf.RateLimitThrottle`. Adapters:
+``memory`` (default, per process) and ``kvserver`` (shared, one Lua script per decision).
 """
+
+from __future__ import annotations
+
+from .base import Decision, Limits, RateLimiter, RateLimiterClosedError
+
+__all__ = ["Decision", "Limits", "RateLimiter", "RateLimiterClosedError"]

@@ -1,0 +1,196 @@
+"""The decorator, the middleware and the DRF throttle, through Django's test client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.test import Client, override_settings
+
+from toolkit_batteries.ratelimit.decorators import ratelimit
+from toolkit_batteries.ratelimit.middleware import RateLimitMiddleware
+
+from .private_redis import free_port
+
+URLS = "tests.batteries.ratelimit.views"
+MIDDLEWARE = "toolkit_batteries.ratelimit.middleware.RateLimitMiddleware"
+
+
+def limits(rate: float = 1, burst: int = 2, **instances: dict) -> dict:
+    block = {"default": {"adapter": "memory", "options": {"rate": rate, "burst": burst}}}
+    for name, options in instances.items():
+        block[name] = {"adapter": "memory", "options": options}
+    return {"ratelimit": block}
+
+
+def assert_refused(response, retry_after: str) -> None:
+    assert response.status_code == 429
+    assert response["Retry-After"] == retry_after
+    assert response["Content-Type"] == "application/json"
+    body = json.loads(response.content)
+    assert body == {
+        "error": {"code": "resource_exhausted", "message": "rate limit exceeded, retry later"}
+    }
+
+
+@pytest.fixture
+def client():
+    with override_settings(ROOT_URLCONF=URLS, MIDDLEWARE=[]):
+        yield Client()
+
+
+def test_decorator_refuses_with_429_and_an_integer_retry_after(client):
+    with override_settings(TOOLKIT=limits(rate=0.4, burst=2)):
+        assert client.get("/login").status_code == 200
+        assert client.get("/login").status_code == 200
+        assert_refused(client.get("/login"), "3")  # 1 token / 0.4 per s = 2.5 s, ceiled
+
+
+def test_retry_after_is_at_least_one_second(client):
+    with override_settings(TOOLKIT=limits(rate=2, burst=1)):  # 0.5 s, ceiled to 1
+        client.get("/login")
+        assert_refused(client.get("/login"), "1")
+
+
+def test_each_view_and_each_client_has_its_own_bucket(client):
+    with override_settings(TOOLKIT=limits(rate=0.001, burst=1)):
+        assert client.get("/login").status_code == 200
+        assert client.get("/search").status_code == 200
+        assert client.get("/login", REMOTE_ADDR="10.0.0.2").status_code == 200
+        assert client.get("/login").status_code == 429
+        assert client.get("/search").status_code == 429
+
+
+def test_callable_key_instance_and_cost(client):
+    with override_settings(TOOLKIT=limits(strict={"rate": 0.001, "burst": 4})):
+        assert client.get("/weighted", HTTP_X_CLIENT="a").status_code == 200
+        assert client.get("/weighted", HTTP_X_CLIENT="a").status_code == 200  # 4 tokens gone
+        assert client.get("/weighted", HTTP_X_CLIENT="a").status_code == 429
+        assert client.get("/weighted", HTTP_X_CLIENT="b").status_code == 200
+        for _ in range(5):  # a None key is not limited
+            assert client.get("/weighted").status_code == 200
+
+
+@pytest.mark.parametrize("url", ["/class", "/drf/function", "/drf/method"])
+def test_class_based_and_drf_views(client, url):
+    with override_settings(TOOLKIT=limits(rate=0.001, burst=1)):
+        assert client.get(url).status_code == 200
+        assert_refused(client.get(url), "1000")
+
+
+def test_drf_throttle_answers_429_with_retry_after(client):
+    with override_settings(TOOLKIT=limits(strict={"rate": 0.25, "burst": 1})):
+        assert client.get("/drf/throttled").status_code == 200
+        refused = client.get("/drf/throttled")
+        assert refused.status_code == 429 and refused["Retry-After"] == "4"
+
+
+def test_unreachable_limiter_fails_open_by_default_and_closed_when_asked(client, caplog):
+    broken = {
+        "ratelimit": {
+            "adapter": "kvserver",
+            "options": {"kvserver": {"addr": f"127.0.0.1:{free_port()}"}},
+        }
+    }
+    with override_settings(TOOLKIT=broken):
+        assert client.get("/login").status_code == 200
+        assert "fail open" in caplog.text
+        response = client.get("/closed")
+        assert response.status_code == 503 and response["Retry-After"] == "1"
+        assert json.loads(response.content)["error"]["code"] == "unavailable"
+
+
+def test_bad_configuration_is_never_swallowed(client):
+    with (
+        override_settings(TOOLKIT={"ratelimit": {"options": {"rate": -1}}}),
+        pytest.raises(ImproperlyConfigured, match='option "rate"'),
+    ):
+        client.get("/login")
+
+
+def test_decorator_rejects_an_unknown_key_name():
+    with pytest.raises(ValueError, match="ratelimit key"):
+        ratelimit(key="address")
+
+
+def test_user_key_prefers_the_user_and_falls_back_to_the_address():
+    from types import SimpleNamespace
+
+    from toolkit_batteries.ratelimit.keys import user_or_ip
+
+    anonymous = SimpleNamespace(META={"REMOTE_ADDR": "1.2.3.4"}, user=None)
+    user = SimpleNamespace(is_authenticated=True, pk=7)
+    signed_in = SimpleNamespace(META={"REMOTE_ADDR": "1.2.3.4"}, user=user)
+    assert user_or_ip(anonymous) == "ip:1.2.3.4"
+    assert user_or_ip(signed_in) == "user:7"
+    assert user_or_ip(SimpleNamespace(META={})) is None
+
+
+RULES = [
+    {"prefix": "/api/", "key": "ip"},
+    {"prefix": "/api/v1/auth/", "key": "ip", "instance": "strict", "methods": ["post"]},
+]
+
+
+def test_middleware_limits_by_prefix_and_method():
+    settings = limits(rate=0.001, burst=3, strict={"rate": 0.001, "burst": 1})
+    with override_settings(
+        ROOT_URLCONF=URLS, MIDDLEWARE=[MIDDLEWARE], TOOLKIT_RATELIMIT_RULES=RULES, TOOLKIT=settings
+    ):
+        client = Client()
+        for _ in range(5):
+            assert client.get("/other").status_code == 200  # no rule matches
+        # The longest prefix wins, for POST only; a GET falls through to no limit at all
+        # (one rule per request: the auth rule matched, the method did not).
+        assert client.post("/api/v1/auth/login").status_code == 200
+        assert_refused(client.post("/api/v1/auth/login"), "1000")
+        for _ in range(4):
+            assert client.get("/api/v1/auth/login").status_code == 200
+        assert [client.get("/api/v1/items").status_code for _ in range(4)] == [200] * 3 + [429]
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        ([{"key": "ip"}], 'needs a "prefix"'),
+        ([{"prefix": "/a", "rate": 3}], "unknown keys rate"),
+        ([{"prefix": "/a", "key": "nonsense"}], "ratelimit key"),
+    ],
+)
+def test_middleware_rejects_bad_rules(rules, message):
+    with (
+        override_settings(TOOLKIT_RATELIMIT_RULES=rules),
+        pytest.raises(ImproperlyConfigured, match=message),
+    ):
+        RateLimitMiddleware(lambda request: None)
+
+
+def ratelimit_messages() -> list[checks.CheckMessage]:
+    from django.apps import apps
+
+    app = apps.get_app_config("toolkit_ratelimit")
+    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_ratelimit")]
+
+
+@pytest.mark.parametrize(
+    ("toolkit", "expected"),
+    [
+        ({}, []),
+        ({"ratelimit": {"options": {"rate": -1}}}, ["toolkit_ratelimit.E002"]),
+        ({"ratelimit": {"options": {"burst": -5}}}, ["toolkit_ratelimit.E002"]),
+        ({"ratelimit": {"options": {"idle_ttl": "-1s"}}}, ["toolkit_ratelimit.E002"]),
+        (
+            {"ratelimit": {"adapter": "kvserver", "options": {"kvserver": {"url": "redis://x"}}}},
+            ["toolkit_ratelimit.W001"],
+        ),
+        ({"ratelimit": {"adapter": "nope"}}, ["toolkit_ratelimit.E001"]),
+    ],
+)
+def test_checks(toolkit, expected):
+    with override_settings(TOOLKIT=toolkit):
+        messages = ratelimit_messages()
+    assert [m.id for m in messages] == expected
+    for message in messages:
+        assert "-1" not in message.msg and "-5" not in message.msg

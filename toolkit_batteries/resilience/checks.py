@@ -1,0 +1,65 @@
+"""System checks of the ``resilience`` battery (``manage.py check``).
+
+* ``toolkit_resilience.E001`` (from :class:`~toolkit_batteries.core.apps.BatteryConfig`):
+  an instance's adapter does not resolve.
+* ``toolkit_resilience.E002``: a value is out of range (``bulkhead.max_concurrent``,
+  ``breaker.max_requests`` or ``breaker.min_requests`` below 1, a non-positive breaker
+  duration, a negative retry delay); opening would fail the same way.
+* ``toolkit_resilience.W001``: ``kvserver.url`` is set; it is reserved and ignored.
+* ``toolkit_resilience.W002``: the ``kvserver`` adapter with ``breaker.enabled`` false:
+  only the breaker is shared through the server, so there is nothing to share.
+
+Messages name the instance and the field, never the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.core import checks
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
+from toolkit_batteries.core.loading import resolve_adapter
+
+from .base import settings_from_options
+
+__all__ = ["battery_checks"]
+
+_OBJ = "settings.TOOLKIT"
+
+
+def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
+    """Check every ``resilience`` instance's values and its ``kvserver`` block."""
+    for instance in config.instances("resilience"):
+        cfg = config.service("resilience", instance)
+        try:
+            adapter, _ = resolve_adapter("resilience", cfg.adapter)
+        except ConfigurationError:
+            continue  # toolkit_resilience.E001 reports it
+        try:
+            settings_from_options(cfg.options, instance=cfg.instance)
+        except InvalidOptionsError as exc:
+            yield checks.Error(
+                str(exc),
+                hint="counts must be at least 1, breaker durations positive, delays >= 0",
+                obj=_OBJ,
+                id="toolkit_resilience.E002",
+            )
+        if adapter != "kvserver":
+            continue
+        if cfg.options.kvserver.url:
+            yield checks.Warning(
+                f'resilience.{cfg.instance}: option "kvserver.url" is reserved and ignored',
+                hint="set kvserver.addr (host:port or a redis:// URL) instead",
+                obj=_OBJ,
+                id="toolkit_resilience.W001",
+            )
+        if not cfg.options.breaker.enabled:
+            yield checks.Warning(
+                f"resilience.{cfg.instance}: the kvserver adapter shares only the circuit "
+                "breaker, and breaker.enabled is false",
+                hint="set breaker.enabled to true, or use the memory adapter",
+                obj=_OBJ,
+                id="toolkit_resilience.W002",
+            )
