@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "toolkit_batteries.ratelimit",
     "toolkit_batteries.eventbus",
     "toolkit_batteries.resilience",
+    "toolkit_batteries.codegen",
     "rest_framework",
     "drf_spectacular",
 ]

@@ -255,6 +255,10 @@ class Message:
     fields: tuple[Field, ...] = ()
     doc: str = ""
 
+    def field(self, name: str) -> Field | None:
+        """Return the field called ``name``, or None."""
+        return next((f for f in self.fields if f.name == name), None)
+
 
 @dataclass(frozen=True, slots=True)
 class Enum:

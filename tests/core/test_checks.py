@@ -182,3 +182,19 @@ def test_battery_check_honours_the_app_list(geo_checks: CheckRegistry) -> None:
     with override_settings(TOOLKIT={"geo": {"adapter": "statik"}}):
         assert geo_messages(geo_checks, app_configs=[other]) == []
         assert geo_messages(geo_checks, app_configs=[geo_checks.app_config]) != []
+
+
+def test_overriding_installed_apps_does_not_duplicate_battery_checks() -> None:
+    """``ready()`` runs again on every INSTALLED_APPS override; checks must not pile up."""
+    from django.conf import settings
+    from django.core import checks
+    from django.test import override_settings
+
+    def count() -> int:
+        return len(checks.registry.registry.registered_checks)
+
+    before = count()
+    for _ in range(3):
+        with override_settings(INSTALLED_APPS=list(settings.INSTALLED_APPS)):
+            assert count() == before
+    assert count() == before

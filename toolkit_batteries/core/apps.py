@@ -49,6 +49,11 @@ class ToolkitBatteriesConfig(AppConfig):
         services.connect_signals()
 
 
+#: The check function each battery registered last, by service, so a repeated ``ready()``
+#: replaces it instead of adding a duplicate.
+_REGISTERED_CHECKS: dict[str, Any] = {}
+
+
 class BatteryConfig(AppConfig):
     """Base of every battery's app config: label, verbose name and checks from the name."""
 
@@ -75,10 +80,19 @@ class BatteryConfig(AppConfig):
             cls.verbose_name = f"toolkit: {cls.service}"
 
     def ready(self) -> None:
-        """Register this battery's checks."""
+        """Register this battery's checks, replacing any earlier registration.
+
+        ``ready()`` runs again whenever ``INSTALLED_APPS`` is overridden (tests do this);
+        without the replacement every override would add one more copy of each check.
+        """
         from .checks import TAG, battery_check
 
-        checks.register(battery_check(self.service, self, self.battery_checks), TAG)
+        previous = _REGISTERED_CHECKS.pop(self.service, None)
+        if previous is not None:
+            checks.registry.registry.registered_checks.discard(previous)
+        check = battery_check(self.service, self, self.battery_checks)
+        checks.register(check, TAG)
+        _REGISTERED_CHECKS[self.service] = check
 
     def battery_checks(self, config: Config) -> Iterable[checks.CheckMessage]:
         """Return the battery's own check messages for a loaded configuration.

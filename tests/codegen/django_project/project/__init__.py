@@ -1,0 +1,1 @@
+"""The test project: settings and URLs around the generated ``api`` app."""

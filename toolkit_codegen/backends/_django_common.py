@@ -1,0 +1,238 @@
+"""Names and lookups the five Django backends share.
+
+Every Django backend returns paths relative to the Django app directory (``api/``):
+``generated/models.py``, ``generated/serializers.py``, ``generated/views.py``,
+``generated/urls.py`` and ``migrations/NNNN_name.py``. They agree on class names, on the
+drf-spectacular component names (``<moduleLabel>_<Name>``, as the merged OpenAPI document
+of the ``openapi`` backend spells them) and on the handler method names, through here.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..nodes import Diagnostic, Module, Rpc, Schema, Service, TypeRef, snake_case
+from . import GENERATED_NOTICE, BackendError
+
+__all__ = [
+    "BODY_METHODS",
+    "PY_HEADER",
+    "RpcRef",
+    "all_services",
+    "check_names",
+    "check_unique_services",
+    "component_name",
+    "handler_name",
+    "http_rpcs",
+    "python_type",
+    "request_component_name",
+    "return_type",
+    "route_of",
+    "route_sort_key",
+    "url_name",
+    "view_class_name",
+]
+
+#: The first line of every generated Python file.
+PY_HEADER = f"# {GENERATED_NOTICE}"
+#: Methods whose non-path parameters are JSON body members (DESIGN.md).
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+_PATH_PARAM = re.compile(r"\{([^{}]*)\}")
+
+#: Scalar -> the Python type a handler receives (DRF's validated values).
+_PY_SCALARS = {
+    "uuid": "uuid.UUID",
+    "string": "str",
+    "bool": "bool",
+    "bytes": "bytes",
+    "json": "Any",
+    "int32": "int",
+    "int64": "int",
+    "float32": "float",
+    "float64": "float",
+    "timestamp": "datetime.datetime",
+    "date": "datetime.date",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RpcRef:
+    """An rpc with the service and module that declare it."""
+
+    module: Module
+    service: Service
+    rpc: Rpc
+
+    @property
+    def operation_id(self) -> str:
+        """Return ``<Service>_<Rpc>``, the OpenAPI operationId."""
+        return f"{self.service.name}_{self.rpc.name}"
+
+    @property
+    def method(self) -> str:
+        """Return the upper-case HTTP method."""
+        assert self.rpc.http is not None
+        return self.rpc.http.method.upper()
+
+    @property
+    def path(self) -> str:
+        """Return the declared path template (``/v1/users/{id}``)."""
+        assert self.rpc.http is not None
+        return self.rpc.http.path
+
+    @property
+    def handler(self) -> str:
+        """Return the handler method name (``create_user``)."""
+        return handler_name(self.rpc)
+
+
+def handler_name(rpc: Rpc) -> str:
+    """Return the snake_case handler method of an rpc (``CreateUser`` -> ``create_user``)."""
+    return snake_case(rpc.name)
+
+
+def http_rpcs(schema: Schema) -> list[RpcRef]:
+    """Return every rpc with an ``http:`` binding, in declaration order."""
+    return [
+        RpcRef(module, service, rpc)
+        for module in schema.modules
+        for service in module.services
+        for rpc in service.rpcs
+        if rpc.http is not None
+    ]
+
+
+def all_services(schema: Schema) -> Iterator[tuple[Module, Service]]:
+    """Yield every service with its module, in declaration order."""
+    for module in schema.modules:
+        for service in module.services:
+            yield module, service
+
+
+def check_unique_services(schema: Schema, phase: str) -> None:
+    """Raise :class:`BackendError` when two modules declare a service of the same name.
+
+    Handlers are one Python class per service, so service names must be unique across
+    the app even though the schema language scopes them per module.
+    """
+    seen: dict[str, Module] = {}
+    problems: list[Diagnostic] = []
+    for module, service in all_services(schema):
+        first = seen.setdefault(service.name, module)
+        if first is not module:
+            problems.append(
+                Diagnostic(
+                    service.pos,
+                    phase,
+                    f"service {service.name} is declared in modules {first.label} and "
+                    f"{module.label}; one Django app needs unique service names",
+                )
+            )
+    if problems:
+        raise BackendError(problems)
+
+
+def _bad_name(name: str) -> str | None:
+    """Return why ``name`` cannot be a Python/Django attribute, or None."""
+    if keyword.iskeyword(name):
+        return "is a Python keyword"
+    if name == "pk":
+        return "is reserved by Django (the primary-key alias)"
+    if name.endswith("_") or "__" in name:
+        return "cannot end with '_' or contain '__' (Django field names)"
+    return None
+
+
+def check_names(schema: Schema, phase: str) -> None:
+    """Raise :class:`BackendError` for names Python or Django cannot use as attributes.
+
+    Fields become model and serializer attributes, parameters become handler keyword
+    arguments, rpc names become handler methods (``CreateUser`` -> ``create_user``).
+    """
+    problems: list[Diagnostic] = []
+
+    def check(name: str, what: str, pos: object) -> None:
+        why = _bad_name(name)
+        if why is not None:
+            message = f"{what} {name} {why}; rename it for the Django backends"
+            problems.append(Diagnostic(pos, phase, message))  # type: ignore[arg-type]
+
+    for entity in schema.entities:
+        for f in entity.fields:
+            check(f.name, "field", f.pos)
+        for rel in entity.relations:
+            check(rel.name, "relation", rel.pos)
+    for message in schema.messages:
+        for f in message.fields:
+            check(f.name, "field", f.pos)
+    for _, service in all_services(schema):
+        for rpc in service.rpcs:
+            check(handler_name(rpc), "handler method", rpc.pos)
+            for param in rpc.params:
+                check(param.name, "parameter", param.pos)
+    if problems:
+        raise BackendError(problems)
+    check_unique_services(schema, phase)
+
+
+def component_name(schema: Schema, name: str) -> str:
+    """Return the drf-spectacular component of a declared type: ``<moduleLabel>_<Name>``."""
+    module = schema.module_of(name)
+    return f"{module.label if module else 'default'}_{name}"
+
+
+def request_component_name(ref: RpcRef) -> str:
+    """Return the request-body component of an rpc: ``<label>_<Service><Rpc>Request``."""
+    return f"{ref.module.label}_{ref.service.name}{ref.rpc.name}Request"
+
+
+def route_of(path: str) -> str:
+    """Return the Django route of a schema path (``/v1/users/{id}`` -> ``v1/users/<str:id>``)."""
+    return _PATH_PARAM.sub(lambda m: f"<str:{m.group(1)}>", path.lstrip("/"))
+
+
+def route_sort_key(path: str) -> tuple[tuple[int, str], ...]:
+    """Order routes so literal segments win over parameters (``/users/me`` before ``{id}``)."""
+    key: list[tuple[int, str]] = []
+    for segment in path.strip("/").split("/"):
+        key.append((1, "") if _PATH_PARAM.search(segment) else (0, segment))
+    return (*key, (2, path))
+
+
+def view_class_name(path: str) -> str:
+    """Return the view class of a path (``/v1/users/{id}`` -> ``V1UsersIdView``)."""
+    words = re.findall(r"[A-Za-z0-9]+", path)
+    name = "".join(w[:1].upper() + w[1:] for w in words) or "Root"
+    if name[0].isdigit():
+        name = f"Path{name}"
+    return f"{name}View"
+
+
+def url_name(path: str) -> str:
+    """Return the URL name of a path (``/v1/users/{id}`` -> ``v1_users_id``)."""
+    words = re.findall(r"[A-Za-z0-9]+", path)
+    return "_".join(w.lower() for w in words) or "root"
+
+
+def python_type(schema: Schema, typ: TypeRef) -> str:
+    """Return the annotation a handler parameter of ``typ`` gets."""
+    if typ.is_scalar:
+        text = _PY_SCALARS[typ.name]
+    elif typ.is_inline_enum or schema.enum(typ.name) is not None:
+        text = "str"
+    else:
+        text = "dict[str, Any]"
+    return f"{text} | None" if typ.optional else text
+
+
+def return_type(schema: Schema, rpc: Rpc) -> str:
+    """Return the annotation of a handler's result."""
+    if rpc.paginated:
+        return "Page"
+    if schema.entity(rpc.returns.name) is not None:
+        return f"models.{rpc.returns.name}"
+    return "Any"

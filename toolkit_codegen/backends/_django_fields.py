@@ -1,0 +1,142 @@
+"""Serializer fields for schema types, shared by the ``serializers`` and ``views`` backends.
+
+The mapping (docs/compiler.md): ``uuid`` ``UUIDField``; ``string`` ``CharField`` (no
+whitespace trimming; blank allowed unless ``min_len`` says otherwise), ``EmailField`` /
+``URLField`` / ``fields.UUIDStringField`` for ``format``; ``bool`` ``BooleanField``;
+``bytes`` ``fields.Base64Field``; ``json`` ``JSONField``; ``int32`` / ``int64``
+``IntegerField`` bounded to the column's range; ``float32`` / ``float64`` ``FloatField``;
+``timestamp`` ``DateTimeField``; ``date`` ``DateField``; enums ``fields.EnumField``; an
+entity or message its serializer. ``@validate`` bounds become ``min_length`` /
+``max_length`` / ``min_value`` / ``max_value`` (exclusive bounds on integers are turned
+into inclusive ones; on floats they are validators). ``?`` is ``required=False,
+allow_null=True``; ``@default(x)`` is ``default=x``; ``@default(now())`` is
+``required=False`` (the model fills it in).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..nodes import Default, Schema, TypeRef, Validation, snake_case
+from ._django_code import Call, Expr, List, Raw
+from ._django_common import component_name
+
+__all__ = ["enum_constant", "serializer_class", "serializer_field"]
+
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_SIMPLE = {
+    "uuid": "serializers.UUIDField",
+    "bool": "serializers.BooleanField",
+    "bytes": "fields.Base64Field",
+    "json": "serializers.JSONField",
+    "timestamp": "serializers.DateTimeField",
+    "date": "serializers.DateField",
+}
+
+
+def serializer_class(name: str) -> str:
+    """Return the serializer class of an entity or message (``User`` -> ``UserSerializer``)."""
+    return f"{name}Serializer"
+
+
+def enum_constant(name: str) -> str:
+    """Return the constant holding a named enum's values (``OrderStatus`` -> ``ORDER_STATUS``)."""
+    return snake_case(name).upper()
+
+
+def serializer_field(
+    schema: Schema,
+    typ: TypeRef,
+    rules: Validation | None,
+    default: Default | None = None,
+) -> Expr:
+    """Return the DRF field expression for a field or parameter."""
+    kwargs: list[tuple[str, Any]] = []
+    args: list[Any] = []
+    rules = rules or Validation(typ.pos)
+    if typ.is_inline_enum:
+        cls = "fields.EnumField"
+        args.append(List(list(typ.enum_values)))
+    elif schema.enum(typ.name) is not None:
+        cls = "fields.EnumField"
+        args.append(Raw(enum_constant(typ.name)))
+        kwargs.append(("component", component_name(schema, typ.name)))
+    elif typ.name == "string":
+        cls, kwargs = _string(rules)
+    elif typ.name in _INT_RANGES:
+        cls = "serializers.IntegerField"
+        kwargs = _int_bounds(typ.name, rules)
+    elif typ.name in ("float32", "float64"):
+        cls = "serializers.FloatField"
+        kwargs = _float_bounds(rules)
+    elif typ.is_scalar:
+        cls = _SIMPLE[typ.name]
+    else:
+        cls = serializer_class(typ.name)
+    if default is not None and default.kind == "now":
+        kwargs.append(("required", False))
+    elif default is not None:
+        kwargs.append(("default", _default_value(typ, default)))
+    elif typ.optional:
+        kwargs.append(("required", False))
+    if typ.optional:
+        kwargs.append(("allow_null", True))
+    return Call(cls, args, kwargs)
+
+
+def _string(rules: Validation) -> tuple[str, list[tuple[str, Any]]]:
+    kwargs: list[tuple[str, Any]] = []
+    if rules.format == "uuid":
+        return "fields.UUIDStringField", kwargs
+    cls = {"email": "serializers.EmailField", "url": "serializers.URLField"}.get(
+        rules.format or "", "serializers.CharField"
+    )
+    if rules.min_len is not None:
+        kwargs.append(("min_length", rules.min_len))
+    if rules.max_len is not None:
+        kwargs.append(("max_length", rules.max_len))
+    if cls == "serializers.CharField" and not rules.min_len:
+        kwargs.append(("allow_blank", True))
+    kwargs.append(("trim_whitespace", False))
+    return cls, kwargs
+
+
+def _int_bounds(scalar: str, rules: Validation) -> list[tuple[str, Any]]:
+    low, high = _INT_RANGES[scalar]
+    if rules.gte is not None:
+        low = max(low, math.ceil(rules.gte))
+    if rules.gt is not None:
+        low = max(low, math.floor(rules.gt) + 1)
+    if rules.lte is not None:
+        high = min(high, math.floor(rules.lte))
+    if rules.lt is not None:
+        high = min(high, math.ceil(rules.lt) - 1)
+    return [("min_value", low), ("max_value", high)]
+
+
+def _float_bounds(rules: Validation) -> list[tuple[str, Any]]:
+    kwargs: list[tuple[str, Any]] = []
+    if rules.gte is not None:
+        kwargs.append(("min_value", rules.gte))
+    if rules.lte is not None:
+        kwargs.append(("max_value", rules.lte))
+    validators = []
+    if rules.gt is not None:
+        validators.append(Call("fields.GreaterThanValidator", [rules.gt]))
+    if rules.lt is not None:
+        validators.append(Call("fields.LessThanValidator", [rules.lt]))
+    if validators:
+        kwargs.append(("validators", List(validators)))
+    return kwargs
+
+
+def _default_value(typ: TypeRef, default: Default) -> Any:
+    value = default.value
+    if typ.name == "bool" and isinstance(value, str):
+        return value.lower() == "true"
+    if typ.name in _INT_RANGES and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if typ.name in ("float32", "float64") and isinstance(value, int):
+        return float(value)
+    return value

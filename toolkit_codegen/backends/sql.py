@@ -1,0 +1,329 @@
+"""The ``sql`` backend: the migration schema as plain DDL, for PostgreSQL and SQLite.
+
+One file per dialect in ``BackendOptions.sql_dialects``: ``postgres/schema.sql`` and
+``sqlite/schema.sql`` (``compile`` writes them under ``sql/``). The script is idempotent
+(``IF NOT EXISTS`` everywhere, enum types and late foreign keys guarded by ``DO`` blocks),
+so it can bootstrap an empty database or be re-run.
+
+Shape (the spec's rules, extended as the original toolkit's atlas backend does):
+
+- PostgreSQL only: one ``CREATE TYPE ... AS ENUM`` per named enum, then
+  ``CREATE SCHEMA IF NOT EXISTS`` per schema in use (``public`` for the root module, the
+  module name otherwise, or the entity's ``@schema``); tables are schema-qualified.
+- One ``CREATE TABLE IF NOT EXISTS`` per entity (table = plural snake-case name), parents
+  before children (foreign-key order; declaration order breaks ties and cycles).
+- Column line: ``"col" TYPE [NOT NULL] [DEFAULT x] [UNIQUE] [CHECK (...)]
+  [REFERENCES "t" ("pk") ON DELETE ...]``. Every column is ``NOT NULL`` unless the field is
+  optional or its foreign key is ``@on_delete(set_null)``. The primary key is a trailing
+  ``PRIMARY KEY (...)`` constraint over the ``@primary`` fields.
+- Then ``CREATE [UNIQUE] INDEX IF NOT EXISTS "<table>_<cols>_idx"`` (``_key`` when unique).
+
+Foreign keys come from ``belongs_to`` (on the declaring entity) and ``has_one`` (on the
+target). On PostgreSQL a foreign key that closes a cycle is added after every table exists,
+with ``ALTER TABLE ... ADD CONSTRAINT`` inside a ``DO`` block that ignores a second run.
+``many_to_many`` join tables are not emitted (as in the original).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..nodes import Entity, Enum, Field, Schema, TypeRef, snake_case
+from . import GENERATED_NOTICE, BackendOptions
+
+__all__ = ["DIALECTS", "generate", "render_ddl"]
+
+DIALECTS: tuple[str, ...] = ("postgres", "sqlite")
+
+#: Scalar -> column type, per dialect (``string`` with ``max_len`` becomes varchar(N)).
+_TYPES: dict[str, dict[str, str]] = {
+    "postgres": {
+        "uuid": "uuid",
+        "string": "text",
+        "int32": "integer",
+        "int64": "bigint",
+        "float32": "real",
+        "float64": "double precision",
+        "bool": "boolean",
+        "timestamp": "timestamptz",
+        "date": "date",
+        "bytes": "bytea",
+        "json": "jsonb",
+        "enum": "text",
+    },
+    "sqlite": {
+        "uuid": "TEXT",
+        "string": "TEXT",
+        "int32": "INTEGER",
+        "int64": "INTEGER",
+        "float32": "REAL",
+        "float64": "REAL",
+        "bool": "INTEGER",
+        "timestamp": "TEXT",
+        "date": "TEXT",
+        "bytes": "BLOB",
+        "json": "TEXT",
+        "enum": "TEXT",
+    },
+}
+_VARCHAR = {"postgres": "varchar({n})", "sqlite": "VARCHAR({n})"}
+#: ``@default(now())``: SQLite stores timestamps as ISO-8601 UTC text.
+_NOW = {"postgres": "now()", "sqlite": "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"}
+_ON_DELETE = {"restrict": "RESTRICT", "cascade": "CASCADE", "set_null": "SET NULL"}
+
+
+def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
+    """Return ``<dialect>/schema.sql`` for each dialect in the options."""
+    return {
+        f"{dialect}/schema.sql": render_ddl(schema, dialect)
+        for dialect in dict.fromkeys(options.sql_dialects)
+    }
+
+
+def render_ddl(schema: Schema, dialect: str) -> str:
+    """Return the bootstrap DDL of ``schema`` for ``postgres`` or ``sqlite``."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown SQL dialect {dialect!r} (supported: {', '.join(DIALECTS)})")
+    return _Renderer(schema, dialect).render()
+
+
+def quote_ident(name: str) -> str:
+    """Return ``name`` as a double-quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(value: str) -> str:
+    """Return ``value`` as a single-quoted SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True, slots=True)
+class _ForeignKey:
+    """A foreign-key column of one table."""
+
+    column: str
+    target: Entity
+    on_delete: str
+
+
+class _Renderer:
+    """Renders one dialect; keeps the lookups it needs for the whole schema."""
+
+    def __init__(self, schema: Schema, dialect: str) -> None:
+        self.schema = schema
+        self.dialect = dialect
+        self.entities: dict[str, Entity] = {}
+        self.db_schemas: dict[str, str] = {}
+        for module in schema.modules:
+            for entity in module.entities:
+                self.entities.setdefault(entity.name, entity)
+                self.db_schemas.setdefault(entity.name, entity.db_schema or module.name or "public")
+        self.enums: dict[str, Enum] = {}
+        for enum in schema.enums:
+            self.enums.setdefault(enum.name, enum)
+        self.foreign_keys = self._collect_foreign_keys()
+
+    # -- lookups ------------------------------------------------------------------------
+
+    def _collect_foreign_keys(self) -> dict[str, dict[str, _ForeignKey]]:
+        """Return ``{entity: {column: fk}}`` from belongs_to and has_one relations."""
+        out: dict[str, dict[str, _ForeignKey]] = {name: {} for name in self.entities}
+        for entity in self.entities.values():
+            for rel in entity.relations:
+                target = self.entities.get(rel.target)
+                if rel.kind == "belongs_to" and rel.foreign_key and target is not None:
+                    out[entity.name][rel.foreign_key] = _ForeignKey(
+                        rel.foreign_key, target, rel.on_delete
+                    )
+        # has_one puts the key on the target; its belongs_to side, when declared, wins.
+        for entity in self.entities.values():
+            for rel in entity.relations:
+                if rel.kind == "has_one" and rel.foreign_key and rel.target in out:
+                    out[rel.target].setdefault(
+                        rel.foreign_key, _ForeignKey(rel.foreign_key, entity, rel.on_delete)
+                    )
+        return out
+
+    def table(self, entity: Entity) -> str:
+        """Return the (schema-qualified on PostgreSQL) quoted table name."""
+        name = quote_ident(entity.table_name)
+        if self.dialect == "postgres":
+            return f"{quote_ident(self.db_schemas[entity.name])}.{name}"
+        return name
+
+    # -- ordering -----------------------------------------------------------------------
+
+    def ordered(self) -> list[Entity]:
+        """Return entities parents first; declaration order on ties and cycles."""
+        pending = list(self.entities.values())
+        done: set[str] = set()
+        order: list[Entity] = []
+        while pending:
+            ready = next(
+                (
+                    e
+                    for e in pending
+                    if all(
+                        fk.target.name in done or fk.target.name == e.name
+                        for fk in self.foreign_keys[e.name].values()
+                    )
+                ),
+                pending[0],  # a cycle: take the first declared
+            )
+            pending.remove(ready)
+            done.add(ready.name)
+            order.append(ready)
+        return order
+
+    # -- rendering ----------------------------------------------------------------------
+
+    def render(self) -> str:
+        """Return the whole script."""
+        parts = [f"-- {GENERATED_NOTICE}\n-- Dialect: {self.dialect}.\n"]
+        if self.dialect == "postgres":
+            enums = [
+                f"DO $$ BEGIN CREATE TYPE {quote_ident(snake_case(e.name))} AS ENUM "
+                f"({', '.join(quote_literal(v) for v in e.values)}); "
+                "EXCEPTION WHEN duplicate_object THEN null; END $$;"
+                for e in self.enums.values()
+            ]
+            if enums:
+                parts.append("\n".join(enums) + "\n")
+            schemas = dict.fromkeys(self.db_schemas[e.name] for e in self.entities.values()) or {
+                "public": None
+            }
+            parts.append(
+                "\n".join(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(s)};" for s in schemas) + "\n"
+            )
+        created: set[str] = set()
+        deferred: list[str] = []
+        ordered = self.ordered()
+        for entity in ordered:
+            created.add(entity.name)
+            parts.append(self.create_table(entity, created, deferred))
+        indexes = [line for e in ordered for line in self.create_indexes(e)]
+        if indexes:
+            parts.append("\n".join(indexes) + "\n")
+        if deferred:
+            parts.append("\n".join(deferred) + "\n")
+        return "\n".join(parts)
+
+    def create_table(self, entity: Entity, created: set[str], deferred: list[str]) -> str:
+        """Return one CREATE TABLE; cyclic PostgreSQL foreign keys go to ``deferred``."""
+        fks = self.foreign_keys[entity.name]
+        lines: list[str] = []
+        declared = {f.name for f in entity.fields}
+        columns: list[tuple[str, TypeRef, Field | None]] = [
+            (f.name, f.type, f) for f in entity.fields
+        ]
+        # A foreign key naming an undeclared column still needs that column.
+        for fk in fks.values():
+            if fk.column not in declared:
+                columns.append((fk.column, self._key_type(fk.target), None))
+        for name, typ, fld in columns:
+            fk = fks.get(name)
+            inline_fk = fk is not None and (self.dialect == "sqlite" or fk.target.name in created)
+            lines.append("  " + self.column(entity, name, typ, fld, fk if inline_fk else None))
+            if fk is not None and not inline_fk:
+                deferred.append(self.alter_foreign_key(entity, fk))
+        primary = [quote_ident(f.name) for f in entity.primary_fields]
+        if primary:
+            lines.append(f"  PRIMARY KEY ({', '.join(primary)})")
+        body = ",\n".join(lines)
+        return f"CREATE TABLE IF NOT EXISTS {self.table(entity)} (\n{body}\n);\n"
+
+    def _key_type(self, target: Entity) -> TypeRef:
+        keys = target.primary_fields
+        if keys:
+            return TypeRef(keys[0].type.name, keys[0].pos)
+        return TypeRef("uuid", target.pos)
+
+    def column_type(self, typ: TypeRef, fld: Field | None) -> str:
+        """Return the dialect's column type of a field."""
+        types = _TYPES[self.dialect]
+        if typ.is_inline_enum:
+            return types["enum"]
+        if typ.is_scalar:
+            max_len = fld.max_len if fld is not None else None
+            if typ.name == "string" and max_len is not None:
+                return _VARCHAR[self.dialect].format(n=max_len)
+            return types[typ.name]
+        if typ.name not in self.enums:
+            return types["json"]  # a message stored whole
+        if self.dialect == "postgres":
+            return quote_ident(snake_case(typ.name))
+        return types["enum"]
+
+    def column(
+        self,
+        entity: Entity,
+        name: str,
+        typ: TypeRef,
+        fld: Field | None,
+        fk: _ForeignKey | None,
+    ) -> str:
+        """Return one column definition."""
+        parts = [quote_ident(name), self.column_type(typ, fld)]
+        owning_fk = self.foreign_keys[entity.name].get(name)
+        nullable = typ.optional or (owning_fk is not None and owning_fk.on_delete == "set_null")
+        if not nullable:
+            parts.append("NOT NULL")
+        if fld is not None and fld.default is not None:
+            parts.append(f"DEFAULT {self.default(fld)}")
+        if fld is not None and fld.unique and not fld.primary:
+            parts.append("UNIQUE")
+        values = self._enum_values(typ)
+        if values and (typ.is_inline_enum or self.dialect == "sqlite"):
+            listed = ", ".join(quote_literal(v) for v in values)
+            parts.append(f"CHECK ({quote_ident(name)} IN ({listed}))")
+        if fk is not None:
+            parts.append(self.references(fk))
+        return " ".join(parts)
+
+    def _enum_values(self, typ: TypeRef) -> tuple[str, ...]:
+        if typ.is_inline_enum:
+            return typ.enum_values
+        named = None if typ.is_scalar else self.enums.get(typ.name)
+        return named.values if named is not None else ()
+
+    def default(self, fld: Field) -> str:
+        """Return the SQL of a field's ``@default``."""
+        assert fld.default is not None
+        value = fld.default.value
+        if fld.default.kind == "now":
+            return _NOW[self.dialect]
+        if isinstance(value, bool):
+            if self.dialect == "postgres":
+                return "true" if value else "false"
+            return "1" if value else "0"
+        if isinstance(value, int | float):
+            return repr(value)
+        return quote_literal(str(value))
+
+    def references(self, fk: _ForeignKey) -> str:
+        """Return ``REFERENCES "t" ("pk") ON DELETE ...``."""
+        keys = fk.target.primary_fields
+        cols = f" ({quote_ident(keys[0].name)})" if len(keys) == 1 else ""
+        return f"REFERENCES {self.table(fk.target)}{cols} ON DELETE {_ON_DELETE[fk.on_delete]}"
+
+    def alter_foreign_key(self, entity: Entity, fk: _ForeignKey) -> str:
+        """Return the guarded ALTER TABLE that adds a foreign key closing a cycle."""
+        name = quote_ident(f"{entity.table_name}_{fk.column}_fkey")
+        return (
+            f"DO $$ BEGIN ALTER TABLE {self.table(entity)} ADD CONSTRAINT {name} "
+            f"FOREIGN KEY ({quote_ident(fk.column)}) {self.references(fk)}; "
+            "EXCEPTION WHEN duplicate_object THEN null; END $$;"
+        )
+
+    def create_indexes(self, entity: Entity) -> list[str]:
+        """Return the CREATE INDEX statements of an entity's ``index(...)`` lines."""
+        out = []
+        for index in entity.indexes:
+            suffix = "key" if index.unique else "idx"
+            name = quote_ident(f"{entity.table_name}_{'_'.join(index.columns)}_{suffix}")
+            cols = ", ".join(quote_ident(c) for c in index.columns)
+            unique = "UNIQUE " if index.unique else ""
+            out.append(
+                f"CREATE {unique}INDEX IF NOT EXISTS {name} ON {self.table(entity)} ({cols});"
+            )
+        return out
