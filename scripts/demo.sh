@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job (`make demo`): render project_template into a fresh project, migrate it,
-# check it, and serve it with gunicorn on the embedded defaults (SQLite file, standard
+# The main job (`make demo`): render project_template into a fresh project, compile its
+# schema (schema/app.toolkit -> api/generated/ and api/migrations/), migrate it, check it,
+# and serve it with gunicorn on the embedded defaults (SQLite file, standard
 # logging): no external service is needed.
 #
 # Environment:
@@ -9,7 +10,9 @@
 #   DEMO_DIR      where to render the project (default ./demo; re-rendered on every run)
 #   DEMO_NAME     the project's Python package name (default demo)
 #   DEMO_SMOKE=1  start the server in the background, GET /healthz and /, register, log
-#                 in and GET /api/me, print the answers, stop it with SIGTERM and fail
+#                 in and GET /api/me, POST and GET /v1/notes (the compiled schema's
+#                 routes) with the token and GET /v1/notes without it (401), print the
+#                 answers (the token redacted), stop it with SIGTERM and fail
 #                 unless it exits cleanly
 #   AUTH__DEFAULT__JWT_SECRET  the JWT signing secret (>= 32 bytes); a random one is
 #                 generated for the run when unset (tokens then die with the server)
@@ -50,6 +53,8 @@ if [[ -z "${AUTH__DEFAULT__JWT_SECRET:-}" ]]; then
     export AUTH__DEFAULT__JWT_SECRET
     say "generated a random JWT secret for this run (set AUTH__DEFAULT__JWT_SECRET to keep one)"
 fi
+say "python manage.py compile_schema"
+"$VENV/bin/python" manage.py compile_schema
 say "python manage.py migrate"
 "$VENV/bin/python" manage.py migrate --no-input
 say "python manage.py check"
@@ -83,7 +88,7 @@ fetch_rc=0
 fetch_host="$HOST"
 [[ "$fetch_host" == 0.0.0.0 ]] && fetch_host=127.0.0.1
 "$VENV/bin/python" "$ROOT/scripts/smoke_fetch.py" "http://$fetch_host:$PORT" "$pid" 30 /healthz / \
-    --accounts || fetch_rc=$?
+    --accounts --notes || fetch_rc=$?
 
 say "smoke: stopping gunicorn (SIGTERM)"
 kill -TERM "$pid" 2>/dev/null || true

@@ -3,9 +3,12 @@
 Used by ``scripts/demo.sh`` in ``DEMO_SMOKE=1`` mode. It watches the server's process id
 while it waits, so a server that dies on start fails at once instead of after the timeout.
 ``--accounts`` then runs the reference application's flow: ``POST /api/register``,
-``POST /api/login`` and ``GET /api/me`` with the token (printed redacted).
+``POST /api/login`` and ``GET /api/me`` with the token (printed redacted); ``--notes``
+(with ``--accounts``) then uses that token on the routes compiled from the schema:
+``POST /v1/notes``, ``GET /v1/notes`` (the new note must be listed), and ``GET /v1/notes``
+without a token (must be 401).
 
-Usage: ``python scripts/smoke_fetch.py BASE_URL PID TIMEOUT_SECONDS PATH... [--accounts]``
+Usage: ``python scripts/smoke_fetch.py BASE_URL PID TIMEOUT_SECONDS PATH... [--accounts [--notes]]``
 """
 
 from __future__ import annotations
@@ -29,6 +32,12 @@ def _alive(pid: int) -> bool:
 
 
 def _get(url: str, data: dict | None = None, token: str = "") -> tuple[int, str]:
+    status, _, body = _request(url, data, token)
+    return status, body
+
+
+def _request(url: str, data: dict | None = None, token: str = "") -> tuple[int, dict, str]:
+    """Send the request (POST when ``data`` is given); return status, headers and body."""
     headers = {"Content-Type": "application/json"} if data is not None else {}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -36,13 +45,20 @@ def _get(url: str, data: dict | None = None, token: str = "") -> tuple[int, str]
     request = urllib.request.Request(url, data=body, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read().decode("utf-8", "replace")
+            return (
+                response.status,
+                dict(response.headers),
+                response.read().decode("utf-8", "replace"),
+            )
     except urllib.error.HTTPError as error:
-        return error.code, error.read().decode("utf-8", "replace")
+        return error.code, dict(error.headers), error.read().decode("utf-8", "replace")
 
 
-def accounts_flow(base: str) -> bool:
-    """Register, log in and read ``/api/me``; print each answer; tell whether all passed."""
+def accounts_flow(base: str) -> tuple[bool, str]:
+    """Register, log in and read ``/api/me``; print each answer.
+
+    Return whether all passed, and the bearer token (never printed).
+    """
     account = {"email": "demo@example.com", "password": "demo password 1", "name": "Demo"}
     status, body = _get(base + "/api/register", account)
     print(f"POST /api/register -> {status} {body.strip()}", flush=True)
@@ -59,7 +75,26 @@ def accounts_flow(base: str) -> bool:
     ok = ok and status == 200 and bool(token)
     status, body = _get(base + "/api/me", token=token)
     print(f"GET /api/me -> {status} {body.strip()}", flush=True)
-    return ok and status == 200
+    return ok and status == 200, token
+
+
+def notes_flow(base: str, token: str) -> bool:
+    """Create a note and list the notes with ``token``, then list without it (401)."""
+    status, body = _get(base + "/v1/notes", {"title": "Try the generated API"}, token=token)
+    print(f"POST /v1/notes -> {status} {body.strip()}", flush=True)
+    ok = status == 200
+    note_id = json.loads(body).get("id") if ok else None
+    status, body = _get(base + "/v1/notes", token=token)
+    print(f"GET /v1/notes -> {status} {body.strip()}", flush=True)
+    listed = status == 200 and any(n.get("id") == note_id for n in json.loads(body)["items"])
+    ok = ok and listed
+    status, headers, body = _request(base + "/v1/notes")
+    challenge = headers.get("WWW-Authenticate", "")
+    print(
+        f"GET /v1/notes (no token) -> {status} {body.strip()} [WWW-Authenticate: {challenge}]",
+        flush=True,
+    )
+    return ok and status == 401 and challenge.startswith("Bearer")
 
 
 def wait_until_up(base: str, pid: int, timeout: float) -> bool:
@@ -84,7 +119,8 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     base, pid, timeout = argv[0].rstrip("/"), int(argv[1]), float(argv[2])
-    paths = [arg for arg in argv[3:] if arg != "--accounts"]
+    flags = {"--accounts", "--notes"}
+    paths = [arg for arg in argv[3:] if arg not in flags]
     if not wait_until_up(base, pid, timeout):
         return 1
     status_ok = True
@@ -93,7 +129,10 @@ def main(argv: list[str]) -> int:
         print(f"GET {path} -> {status} {body.strip()}", flush=True)
         status_ok = status_ok and status == 200
     if "--accounts" in argv[3:]:
-        status_ok = accounts_flow(base) and status_ok
+        accounts_ok, token = accounts_flow(base)
+        status_ok = accounts_ok and status_ok
+        if "--notes" in argv[3:]:
+            status_ok = notes_flow(base, token) and status_ok
     return 0 if status_ok else 1
 
 

@@ -33,6 +33,7 @@ EXPECTED_FILES = {
     f"{NAME}/asgi.py",
     "api/__init__.py",
     "api/views.py",
+    "api/handlers.py",
     "accounts/__init__.py",
     "accounts/apps.py",
     "accounts/models.py",
@@ -257,7 +258,7 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert result.returncode == 0, output
 
     answers = dict(re.findall(r"^GET (\S+) -> 200 (.*)$", result.stdout, re.M))
-    assert set(answers) == {"/healthz", "/", "/api/me"}, result.stdout
+    assert set(answers) == {"/healthz", "/", "/api/me", "/v1/notes"}, result.stdout
     assert json.loads(answers["/healthz"]) == {"status": "ok", "db": "sqlite"}
     index = json.loads(answers["/"])
     assert index["project"] == "smokeproj"
@@ -271,6 +272,19 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert status == "200" and json.loads(body)["token"] == "[redacted]"
     me = json.loads(answers["/api/me"])
     assert me["email"] == "demo@example.com" and me["name"] == "Demo"
+    assert "[redacted]" in result.stdout and "eyJ" not in result.stdout  # no JWT shown
+
+    # The routes compiled from schema/app.toolkit, with the token and without it.
+    assert "demo: python manage.py compile_schema" in result.stdout
+    assert "create api/migrations/0001_initial.py" in result.stdout
+    status, body = posts["/v1/notes"].split(" ", 1)
+    note = json.loads(body)
+    assert status == "200" and note["title"] == "Try the generated API"
+    listed = json.loads(answers["/v1/notes"])
+    assert [item["id"] for item in listed["items"]] == [note["id"]]
+    assert re.search(
+        r"^GET /v1/notes \(no token\) -> 401 .*\[WWW-Authenticate: Bearer", result.stdout, re.M
+    ), result.stdout
     assert "generated a random JWT secret" in result.stdout
 
     assert "smoke: ok (server exited cleanly)" in result.stdout
@@ -278,3 +292,118 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert re.search(r"toolkit\.app healthz db=sqlite", result.stderr), result.stderr
     # migrate ran against the project's own SQLite file.
     assert (demo_dir / "db.sqlite3").is_file()
+
+
+#: Runs in the rendered project (``DJANGO_SETTINGS_MODULE`` set): the reference app and the
+#: routes compiled from ``schema/app.toolkit``, through Django's test client.
+_COMPILED_API_SCRIPT = """
+import json, django
+django.setup()
+from django.test import Client
+
+client = Client()
+out = {}
+
+def call(method, path, data=None, token=None, **extra):
+    if token:
+        extra["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    if data is not None:
+        extra.update(data=json.dumps(data), content_type="application/json")
+    response = getattr(client, method)(path, **extra)
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    return {"status": response.status_code, "body": body,
+            "www_authenticate": response.headers.get("WWW-Authenticate", "")}
+
+account = {"email": "ann@example.com", "password": "correct horse", "name": "Ann"}
+out["register"] = call("post", "/api/register", account)
+login = call("post", "/api/login", {"email": account["email"], "password": account["password"]})
+out["login"] = login["status"]
+token = login["body"]["token"]
+out["create"] = call("post", "/v1/notes", {"title": "first note"}, token)
+note_id = out["create"]["body"]["id"]
+out["list"] = call("get", "/v1/notes", token=token)
+out["get"] = call("get", f"/v1/notes/{note_id}", token=token)
+out["missing"] = call("get", "/v1/notes/00000000-0000-4000-8000-000000000000", token=token)
+out["anonymous"] = call("get", "/v1/notes")
+out["invalid"] = call("post", "/v1/notes", {"title": ""}, token)
+for title in ("second", "third"):
+    call("post", "/v1/notes", {"title": title}, token)
+first = call("get", "/v1/notes?limit=2", token=token)["body"]
+rest = call("get", f"/v1/notes?limit=2&cursor={first['next_cursor']}", token=token)["body"]
+out["pages"] = [[n["title"] for n in first["items"]], [n["title"] for n in rest["items"]],
+                rest["next_cursor"]]
+schema = client.get("/api/schema/", {"format": "json"})
+paths = sorted(json.loads(schema.content)["paths"])
+out["openapi"] = {"status": schema.status_code, "paths": paths}
+print(json.dumps(out))
+"""
+
+
+def test_compiled_schema_serves_notes_beside_the_reference_app(tmp_path: Path) -> None:
+    project = render(tmp_path / "proj")
+    handlers_before = (project / "api" / "handlers.py").read_text()
+    env = {"AUTH__DEFAULT__JWT_SECRET": TEST_JWT_SECRET}
+
+    compiled = manage(project, "compile_schema", **env)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    assert "create api/generated/urls.py" in compiled.stdout
+    assert "create api/migrations/0001_initial.py" in compiled.stdout
+    assert "api/handlers.py" not in compiled.stdout  # the template ships the real handlers
+    migrated = manage(project, "migrate", "--no-input", **env)
+    assert migrated.returncode == 0, migrated.stdout + migrated.stderr
+    assert "Applying api.0001_initial... OK" in migrated.stdout
+    checked = manage(project, "check", **env)
+    assert checked.returncode == 0 and "no issues" in checked.stdout, checked.stderr
+
+    child_env = (
+        _clean_env()
+        | env
+        | {
+            "DJANGO_SETTINGS_MODULE": f"{NAME}.settings",
+            "DJANGO_ALLOWED_HOSTS": "testserver",
+        }
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", _COMPILED_API_SCRIPT],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=child_env,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+
+    assert out["register"]["status"] == 201 and out["login"] == 200
+    created = out["create"]
+    assert created["status"] == 200, created
+    assert created["body"]["title"] == "first note" and created["body"]["done"] is False
+    listed = out["list"]
+    assert listed["status"] == 200
+    assert [n["id"] for n in listed["body"]["items"]] == [created["body"]["id"]]
+    assert listed["body"]["next_cursor"] is None
+    assert out["get"]["status"] == 200 and out["get"]["body"] == created["body"]
+    assert out["missing"]["status"] == 404
+    assert out["missing"]["body"]["error"]["code"] == "not_found"
+    assert out["anonymous"]["status"] == 401
+    assert out["anonymous"]["body"]["error"]["code"] == "unauthenticated"
+    assert out["anonymous"]["www_authenticate"].startswith("Bearer")
+    assert out["invalid"]["status"] == 400
+    assert out["invalid"]["body"]["error"]["code"] == "invalid_argument"
+    # Keyset pagination on (created_at, id): two pages, in creation order, then the end.
+    assert out["pages"] == [["first note", "second"], ["third"], None]
+    assert out["openapi"]["status"] == 200
+    assert out["openapi"]["paths"] == ["/v1/notes", "/v1/notes/{id}"]
+
+    # A second compile finds nothing to do: no new migration, handlers.py untouched.
+    migrations = sorted(p.name for p in (project / "api" / "migrations").glob("*.py"))
+    again = manage(project, "compile_schema", **env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.strip() == "nothing to change"
+    assert sorted(p.name for p in (project / "api" / "migrations").glob("*.py")) == migrations
+    assert (project / "api" / "handlers.py").read_text() == handlers_before
+    assert migrations == ["0001_initial.py", "__init__.py"]

@@ -1,4 +1,27 @@
 """Message queue with visibility timeouts, in memory, on a key-value server or in SQL.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+``services.queue()`` returns the configured adapter (``memory`` by default,
+``kvserver`` on Redis, ``db`` on PostgreSQL or SQLite); every adapter has the same
+at-least-once API (:class:`Queue`). Jobs, their dispatcher, the worker and the Celery
+path live in :mod:`toolkit_batteries.queue.jobs`.
 """
+
+from __future__ import annotations
+
+from .base import (
+    DeadMessage,
+    Message,
+    Queue,
+    QueueClosedError,
+    QueueError,
+    QueueFullError,
+)
+
+__all__ = [
+    "DeadMessage",
+    "Message",
+    "Queue",
+    "QueueClosedError",
+    "QueueError",
+    "QueueFullError",
+]

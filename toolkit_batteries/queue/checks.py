@@ -1,0 +1,95 @@
+"""System checks of the ``queue`` battery (``manage.py check``).
+
+:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` with the
+battery's own configuration, after its ``toolkit_queue.E001`` (the adapter resolves):
+
+* ``toolkit_queue.E002``: the ``db`` adapter's ``table`` is not a plain SQL identifier.
+* ``toolkit_queue.E003``: the ``db`` adapter's ``dsn`` does not parse as a PostgreSQL
+  URL, a libpq string or a SQLite path.
+* ``toolkit_queue.E004``: ``TOOLKIT_JOBS`` is invalid (unknown key, unknown dispatcher,
+  ``celery`` without ``broker_url``) or names a queue instance that is not configured.
+
+Messages name instances and keys, never values.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.core import checks
+
+from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
+
+if TYPE_CHECKING:
+    from toolkit_batteries.core.config import Config
+
+__all__ = ["battery_checks"]
+
+_OBJ = "settings.TOOLKIT"
+
+
+def battery_checks(config: Config) -> list[checks.CheckMessage]:
+    """Check every ``db`` queue's table and DSN, and the ``TOOLKIT_JOBS`` setting."""
+    from toolkit_batteries.core.loading import resolve_adapter
+    from toolkit_batteries.core.pools import parse_sql_target
+
+    from .adapters.db import check_table_name
+
+    found: list[checks.CheckMessage] = []
+    for instance in config.instances("queue"):
+        cfg = config.service("queue", instance)
+        try:
+            adapter, _ = resolve_adapter("queue", cfg.adapter)
+        except ConfigurationError:
+            continue  # toolkit_queue.E001 reports it
+        if adapter != "db":
+            continue
+        try:
+            check_table_name(cfg.options.table, instance=cfg.instance)
+        except InvalidOptionsError as exc:
+            found.append(
+                checks.Error(
+                    str(exc),
+                    hint="use letters, digits and underscores, starting with a letter",
+                    obj=_OBJ,
+                    id="toolkit_queue.E002",
+                )
+            )
+        dsn = cfg.options.dsn.strip()
+        if dsn:
+            try:
+                parse_sql_target(dsn)
+            except ValueError as exc:
+                found.append(
+                    checks.Error(
+                        f'queue.{cfg.instance}: option "dsn" {exc}',
+                        hint="give a postgres:// URL, a libpq string or a SQLite file path; "
+                        "leave it empty to use the db service",
+                        obj=_OBJ,
+                        id="toolkit_queue.E003",
+                    )
+                )
+    found.extend(_jobs_checks(config))
+    return found
+
+
+def _jobs_checks(config: Config) -> list[checks.CheckMessage]:
+    from django.conf import settings
+
+    from .jobs.settings import load_jobs_settings
+
+    try:
+        conf = load_jobs_settings(getattr(settings, "TOOLKIT_JOBS", None))
+    except ConfigurationError as exc:
+        return [checks.Error(str(exc), obj="settings.TOOLKIT_JOBS", id="toolkit_queue.E004")]
+    if conf.dispatcher == "queue" and conf.queue_instance not in config.instances("queue"):
+        return [
+            checks.Error(
+                f'TOOLKIT_JOBS: "queue_instance" names a queue instance that is not configured '
+                f'("{conf.queue_instance}")',
+                hint='configure it under TOOLKIT["queue"] or use "default"',
+                obj="settings.TOOLKIT_JOBS",
+                id="toolkit_queue.E004",
+            )
+        ]
+    return []

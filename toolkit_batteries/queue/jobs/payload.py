@@ -1,0 +1,58 @@
+"""The wire format of a dispatched job: one small JSON object.
+
+``{"v": 1, "job": "<name>", "args": [...], "kwargs": {...}}``, UTF-8 encoded. Arguments
+must be JSON values (numbers, strings, booleans, null, lists, objects with string
+keys); anything else fails at dispatch, in the caller, rather than on the worker.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Call", "PayloadError", "decode", "encode"]
+
+VERSION = 1
+
+
+class PayloadError(ValueError):
+    """A queue message is not a job call this version understands."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A decoded job call."""
+
+    name: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def encode(name: str, args: Sequence[Any] = (), kwargs: Mapping[str, Any] | None = None) -> bytes:
+    """Return the message body for calling job ``name``; ``TypeError`` for non-JSON args."""
+    document = {"v": VERSION, "job": name, "args": list(args), "kwargs": dict(kwargs or {})}
+    try:
+        return json.dumps(document, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        # json's messages name the offending type, never the value.
+        raise TypeError(f'job "{name}": arguments must be JSON values ({exc})') from None
+
+
+def decode(body: bytes) -> Call:
+    """Parse a message body; raise :class:`PayloadError` when it is not a job call."""
+    try:
+        document = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise PayloadError("the body is not JSON") from None
+    if not isinstance(document, dict):
+        raise PayloadError("the body is not a JSON object")
+    if document.get("v", VERSION) != VERSION:
+        raise PayloadError("the body has an unknown format version")
+    name, args, kwargs = document.get("job"), document.get("args", []), document.get("kwargs", {})
+    if not isinstance(name, str) or not name:
+        raise PayloadError('the body has no "job" name')
+    if not isinstance(args, list) or not isinstance(kwargs, dict):
+        raise PayloadError('"args" must be a list and "kwargs" an object')
+    return Call(name, tuple(args), kwargs)

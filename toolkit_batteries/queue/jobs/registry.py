@@ -1,0 +1,194 @@
+"""Jobs: plain functions registered under a name, with a queue and a retry policy.
+
+::
+
+    from toolkit_batteries.queue.jobs import job
+
+    @job(queue="emails", retry={"max_attempts": 5, "base_delay": "30s", "multiplier": 2})
+    def send_welcome(user_id: int) -> None:
+        ...
+
+    send_welcome(7)              # runs now, in this process (it is still the function)
+    send_welcome.dispatch(7)     # runs later, on a worker
+
+A job is found by name on the worker, so the module defining it must be imported
+there: put jobs in ``<app>/jobs.py`` of an installed app (discovered automatically) or
+list their modules in ``TOOLKIT_JOBS["imports"]``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from datetime import timedelta
+from typing import Any
+
+from toolkit_batteries.core.groups import RetryPolicy
+
+from .backoff import retry_policy
+
+__all__ = ["Job", "JobRegistry", "UnknownJobError", "job", "registry"]
+
+_QUEUE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
+
+
+class UnknownJobError(LookupError):
+    """A job name that no registered job carries."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f'no job named "{name}" is registered (is its module imported on this side?)'
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Job:
+    """A registered function: call it to run it now, ``dispatch`` it to run it on a worker."""
+
+    def __init__(self, func: Callable[..., Any], name: str, queue: str, retry: RetryPolicy):
+        self.func = func
+        self.name = name
+        self.queue = queue
+        self.retry = retry
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self.__module__ = func.__module__
+        self.__name__ = getattr(func, "__name__", name)
+        self.__qualname__ = getattr(func, "__qualname__", name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the job now, in this process."""
+        return self.func(*args, **kwargs)
+
+    def dispatch(self, *args: Any, **kwargs: Any) -> str:
+        """Send the job to the process's dispatcher; return the message (or task) id."""
+        from .dispatch import dispatcher
+
+        return dispatcher().dispatch(self, args, kwargs)
+
+    def dispatch_in(self, delay: float | timedelta, *args: Any, **kwargs: Any) -> str:
+        """Send the job to run no earlier than ``delay`` (seconds or a timedelta) from now."""
+        from .dispatch import dispatcher
+
+        return dispatcher().dispatch(self, args, kwargs, delay=delay)
+
+    def __repr__(self) -> str:
+        return f"<Job {self.name} queue={self.queue}>"
+
+
+class JobRegistry:
+    """Jobs by name. The module-level :data:`registry` is the one the decorator fills."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[Job], None]] = []
+
+    def register(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        queue: str = "default",
+        retry: RetryPolicy | Mapping[str, Any] | None = None,
+    ) -> Job:
+        """Register ``func`` and return its :class:`Job`.
+
+        The name defaults to ``module.qualname``. Registering another function under a
+        taken name raises ``ValueError``; the same function again (a module reloaded)
+        replaces the entry.
+        """
+        if not callable(func):
+            raise TypeError("a job must be a callable")
+        job_name = name or f"{func.__module__}.{func.__qualname__}"
+        if not isinstance(job_name, str) or not job_name.strip():
+            raise ValueError("a job name must be a non-empty string")
+        if not isinstance(queue, str) or not _QUEUE_NAME.match(queue):
+            raise ValueError(
+                f'job "{job_name}": queue must be 1 to 100 letters, digits, "_", "." or "-"'
+            )
+        policy = retry_policy(retry, where=job_name)
+        created = Job(func, job_name, queue, policy)
+        with self._lock:
+            existing = self._jobs.get(job_name)
+            if existing is not None and _origin(existing.func) != _origin(func):
+                raise ValueError(f'job name "{job_name}" is already registered by another function')
+            self._jobs[job_name] = created
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(created)
+        return created
+
+    def get(self, name: str) -> Job | None:
+        """Return the job registered as ``name``, or ``None``."""
+        return self._jobs.get(name)
+
+    def __getitem__(self, name: str) -> Job:
+        found = self._jobs.get(name)
+        if found is None:
+            raise UnknownJobError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._jobs
+
+    def __iter__(self) -> Iterator[Job]:
+        with self._lock:
+            return iter(list(self._jobs.values()))
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def unregister(self, name: str) -> None:
+        """Forget the job ``name`` (tests use it to clean up)."""
+        with self._lock:
+            self._jobs.pop(name, None)
+
+    def subscribe(self, listener: Callable[[Job], None]) -> None:
+        """Call ``listener(job)`` for every job registered from now on (Celery uses it)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[Job], None]) -> None:
+        """Stop calling ``listener``."""
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+
+def _origin(func: Callable[..., Any]) -> tuple[str, str]:
+    return (getattr(func, "__module__", ""), getattr(func, "__qualname__", repr(func)))
+
+
+#: The process's registry, filled by :func:`job`.
+registry = JobRegistry()
+
+
+def job(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    queue: str = "default",
+    retry: RetryPolicy | Mapping[str, Any] | None = None,
+    registry: JobRegistry | None = None,
+) -> Any:
+    """Register a function as a job: ``@job`` or ``@job(name=..., queue=..., retry=...)``.
+
+    ``retry`` is a :class:`~toolkit_batteries.core.groups.RetryPolicy` or a mapping of the
+    spec's retry keys (``{"MaxAttempts": 3, "BaseDelay": "30s", "Multiplier": 2}``);
+    unset, a failed job is not retried (the spec's default of one attempt).
+    """
+    target = registry if registry is not None else _default()
+
+    def decorate(function: Callable[..., Any]) -> Job:
+        return target.register(function, name=name, queue=queue, retry=retry)
+
+    return decorate(func) if func is not None else decorate
+
+
+def _default() -> JobRegistry:
+    return globals()["registry"]

@@ -1,0 +1,238 @@
+"""``manage.py queue_work``: run jobs until stopped (``toolkit queue:work`` maps onto it).
+
+::
+
+    python manage.py queue_work                          # queue "default", one thread
+    python manage.py queue_work --queue emails --queue default --concurrency 4
+    python manage.py queue_work --pool processes --concurrency 4
+    python manage.py queue_work --once                   # one job (or poll_timeout), exit
+    python manage.py queue_work --max-jobs 100           # exit after 100 jobs
+    python manage.py queue_work --stop-when-empty        # drain, then exit
+
+SIGTERM or SIGINT finishes the jobs in progress, stops popping and exits 0; a second
+signal exits at once (exit 1; unacknowledged jobs are redelivered after the visibility
+timeout). With ``TOOLKIT_JOBS["dispatcher"] = "celery"`` the command starts Celery's
+worker on the same queues instead. Exit codes follow the CLI contract: 0 done, 2 bad
+flags, 3 invalid configuration, 5 the queue's server is unreachable.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
+
+EXIT_USAGE = 2
+EXIT_INVALID = 3
+EXIT_UNREACHABLE = 5
+
+
+def _positive(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+class Command(BaseCommand):
+    """Run the job worker."""
+
+    help = "Run queued jobs until stopped (SIGTERM/SIGINT finish the current jobs first)."
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Add the worker's flags."""
+        parser.add_argument(
+            "--queue",
+            action="append",
+            dest="queues",
+            metavar="NAME",
+            help='job queue to work (repeatable or comma-separated; default "default")',
+        )
+        parser.add_argument(
+            "--concurrency", type=_positive, default=1, help="threads or processes (default 1)"
+        )
+        parser.add_argument(
+            "--pool",
+            choices=("threads", "processes"),
+            default="threads",
+            help="run the concurrency as threads (default) or child processes",
+        )
+        parser.add_argument("--once", action="store_true", help="handle one job, then exit")
+        parser.add_argument(
+            "--max-jobs", type=_positive, default=None, help="exit after this many jobs"
+        )
+        parser.add_argument(
+            "--stop-when-empty",
+            action="store_true",
+            help="exit once the queues stay empty for poll_timeout",
+        )
+        parser.add_argument(
+            "--instance", default="", help="queue service instance (default: TOOLKIT_JOBS)"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Load the settings and the jobs, then work (or hand over to Celery)."""
+        from toolkit_batteries.queue.jobs import import_job_modules, jobs_settings
+
+        queues = [
+            name.strip()
+            for value in options["queues"] or ["default"]
+            for name in value.split(",")
+            if name.strip()
+        ]
+        try:
+            conf = jobs_settings()
+            import_job_modules(conf)
+        except ConfigurationError as exc:
+            raise CommandError(str(exc), returncode=EXIT_INVALID) from None
+        if conf.dispatcher == "celery":
+            self._celery(queues, options)
+        elif options["pool"] == "processes" and options["concurrency"] > 1:
+            self._supervise(options)
+        else:
+            self._work(queues, options, options["instance"] or conf.queue_instance)
+
+    # ------------------------------------------------------------------ queue worker
+
+    def _work(self, queues: list[str], options: dict[str, Any], instance: str) -> None:
+        from toolkit_batteries import services
+        from toolkit_batteries.queue.jobs import Worker
+
+        try:
+            queue = services.queue(instance)
+        except ConfigurationError as exc:
+            raise CommandError(str(exc), returncode=EXIT_INVALID) from None
+        except ServiceUnavailableError as exc:
+            raise CommandError(str(exc), returncode=EXIT_UNREACHABLE) from None
+        try:
+            worker = Worker(
+                queue,
+                queues=queues,
+                concurrency=options["concurrency"],
+                max_jobs=options["max_jobs"],
+                once=options["once"],
+                stop_when_empty=options["stop_when_empty"],
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc), returncode=EXIT_USAGE) from None
+        if queue.adapter_name == "memory":
+            self.stderr.write(
+                "queue_work: warning: the memory queue lives in this process only; jobs "
+                "dispatched by other processes never arrive (use the kvserver or db adapter)"
+            )
+        self.stdout.write(
+            f"queue_work: {queue.adapter_name} queue.{queue.instance}, queues "
+            f"{', '.join(worker.queues)}, {worker.concurrency} thread(s) (pid {os.getpid()})"
+        )
+        self.stdout.flush()
+        stats = worker.run(install_signal_handlers=True)
+        self.stdout.write(
+            f"queue_work: stopped after {stats.processed} job(s): {stats.succeeded} succeeded, "
+            f"{stats.retried} retried, {stats.dead} dead"
+        )
+
+    # ------------------------------------------------------------------ process pool
+
+    def _supervise(self, options: dict[str, Any]) -> None:
+        """Run ``concurrency`` single-threaded workers as child processes.
+
+        Signals are forwarded; a child that dies unexpectedly is restarted (at most once a
+        second); the command exits 0 once every child has stopped cleanly after a signal,
+        1 if one of them failed.
+        """
+        from django.conf import settings
+
+        if not settings.SETTINGS_MODULE:
+            raise CommandError(
+                "--pool processes needs DJANGO_SETTINGS_MODULE (the children load it)",
+                returncode=EXIT_USAGE,
+            )
+        argv = [sys.executable, "-m", "django", "queue_work", "--concurrency", "1"]
+        for name in options["queues"] or []:
+            argv += ["--queue", name]
+        for flag in ("once", "stop_when_empty"):
+            if options[flag]:
+                argv.append("--" + flag.replace("_", "-"))
+        if options["max_jobs"]:
+            argv += ["--max-jobs", str(options["max_jobs"])]
+        if options["instance"]:
+            argv += ["--instance", options["instance"]]
+        env = dict(os.environ)
+        env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH")]))
+        stopping = threading.Event()
+        children: list[subprocess.Popen[bytes]] = []
+
+        def forward(signum: int, frame: Any) -> None:
+            stopping.set()
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signum)
+
+        previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            children.extend(subprocess.Popen(argv, env=env) for _ in range(options["concurrency"]))
+            self.stdout.write(
+                f"queue_work: supervising {len(children)} worker processes "
+                f"(pids {', '.join(str(c.pid) for c in children)})"
+            )
+            self.stdout.flush()
+            bounded = options["once"] or options["max_jobs"] or options["stop_when_empty"]
+            while True:
+                alive = [c for c in children if c.poll() is None]
+                if not alive:
+                    break
+                if not stopping.is_set() and not bounded:
+                    for index, child in enumerate(children):
+                        if child.poll() is not None:
+                            time.sleep(1.0)  # no tight restart loop for a crashing child
+                            children[index] = subprocess.Popen(argv, env=env)
+                time.sleep(0.1)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        # After a signal each child finishes its job and exits 0; anything else is a failure.
+        failed = [c.returncode for c in children if c.returncode not in (0, None)]
+        if failed:
+            raise CommandError(f"{len(failed)} worker process(es) failed", returncode=1)
+
+    # ------------------------------------------------------------------ celery
+
+    def _celery(self, queues: list[str], options: dict[str, Any]) -> None:
+        if options["once"] or options["max_jobs"] or options["stop_when_empty"]:
+            raise CommandError(
+                "--once, --max-jobs and --stop-when-empty need the queue dispatcher "
+                '(TOOLKIT_JOBS["dispatcher"] is "celery")',
+                returncode=EXIT_USAGE,
+            )
+        from toolkit_batteries.queue.celery_app import get_app
+
+        # Celery's solo pool holds a retried task's countdown hostage to the broker loop
+        # (seconds late on RabbitMQ); a one-thread pool keeps countdowns on time.
+        pool = "prefork" if options["pool"] == "processes" else "threads"
+        argv = [
+            "worker",
+            "--queues",
+            ",".join(queues),
+            "--concurrency",
+            str(options["concurrency"]),
+            "--pool",
+            pool,
+            "--loglevel",
+            "INFO",
+        ]
+        get_app().worker_main(argv)
