@@ -49,11 +49,6 @@ class ToolkitBatteriesConfig(AppConfig):
         services.connect_signals()
 
 
-#: The check function each battery registered last, by service, so a repeated ``ready()``
-#: replaces it instead of adding a duplicate.
-_REGISTERED_CHECKS: dict[str, Any] = {}
-
-
 class BatteryConfig(AppConfig):
     """Base of every battery's app config: label, verbose name and checks from the name."""
 
@@ -87,12 +82,12 @@ class BatteryConfig(AppConfig):
         """
         from .checks import TAG, battery_check
 
-        previous = _REGISTERED_CHECKS.pop(self.service, None)
-        if previous is not None:
-            checks.registry.registry.registered_checks.discard(previous)
+        registered = checks.registry.registry.registered_checks
+        for old in [c for c in registered if getattr(c, "toolkit_battery", None) == self.service]:
+            registered.discard(old)
         check = battery_check(self.service, self, self.battery_checks)
+        check.toolkit_battery = self.service  # type: ignore[attr-defined]
         checks.register(check, TAG)
-        _REGISTERED_CHECKS[self.service] = check
 
     def battery_checks(self, config: Config) -> Iterable[checks.CheckMessage]:
         """Return the battery's own check messages for a loaded configuration.
