@@ -7,11 +7,19 @@ first, so an unreachable server is a real fault worth seeing.
 
 from __future__ import annotations
 
+import os
 import socket
 from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from hypothesis import settings as hypothesis_settings
+
+# The suite is a gate, so Hypothesis runs the same examples every time (as its CI profile
+# does); set TOOLKIT_FUZZ_RANDOM=1 to explore new random inputs locally.
+if not os.environ.get("TOOLKIT_FUZZ_RANDOM"):
+    hypothesis_settings.register_profile("toolkit", derandomize=True, database=None)
+    hypothesis_settings.load_profile("toolkit")
 
 
 def _reachable(url: str, default_port: int) -> bool:
