@@ -13,7 +13,7 @@ Mapping decisions (docs/compiler.md):
   ``CharField(max_length=N)`` with ``@validate(max_len: N)``, else ``TextField``; ``bool``
   ``BooleanField``; ``bytes`` ``BinaryField``; ``json`` ``JSONField``; ``int32``
   ``IntegerField``; ``int64`` ``BigIntegerField``; ``float32``/``float64`` ``FloatField``;
-  ``timestamp`` ``DateTimeField``; ``date`` ``DateField``; enums ``CharField`` with choices
+  ``timestamp`` ``DateTimeField``; ``date`` ``DateField``; enums ``TextField`` with choices
   (a named enum is also a ``TextChoices`` class).
 - ``?`` is ``null=True, blank=True``; ``@unique`` is ``unique=True``; ``@default(now())`` is
   ``default=timezone.now`` and ``db_default=Now()``; other defaults are ``default=``.
@@ -242,9 +242,9 @@ class _Builder:
         typ = f.type
         kwargs: list[tuple[str, Any]] = []
         if typ.is_inline_enum or self.schema.enum(typ.name) is not None:
-            cls = "CharField"
+            # text, as the sql backend's column: adding a value never needs a wider column.
+            cls = "TextField"
             values = typ.enum_values if typ.is_inline_enum else self.schema.enum(typ.name).values
-            kwargs.append(("max_length", max(len(v) for v in values)))
             if typ.is_inline_enum:
                 kwargs.append(("choices", [Sym(f"({_q(v)}, {_q(v)})", (v, v)) for v in values]))
             else:

@@ -2,14 +2,14 @@
 
 One file per dialect in ``BackendOptions.sql_dialects``: ``postgres/schema.sql`` and
 ``sqlite/schema.sql`` (``compile`` writes them under ``sql/``). The script is idempotent
-(``IF NOT EXISTS`` everywhere, enum types and late foreign keys guarded by ``DO`` blocks),
-so it can bootstrap an empty database or be re-run.
+(``IF NOT EXISTS`` everywhere, late foreign keys guarded by ``DO`` blocks), so it can
+bootstrap an empty database or be re-run.
 
 Shape (the spec's rules, extended as the original toolkit's atlas backend does):
 
-- PostgreSQL only: one ``CREATE TYPE ... AS ENUM`` per named enum, then
-  ``CREATE SCHEMA IF NOT EXISTS`` per schema in use (``public`` for the root module, the
-  module name otherwise, or the entity's ``@schema``); tables are schema-qualified.
+- PostgreSQL only: ``CREATE SCHEMA IF NOT EXISTS`` per schema in use (``public`` for the
+  root module, the module name otherwise, or the entity's ``@schema``); tables are
+  schema-qualified.
 - One ``CREATE TABLE IF NOT EXISTS`` per entity (table = plural snake-case name), parents
   before children (foreign-key order; declaration order breaks ties and cycles).
 - Column line: ``"col" TYPE [NOT NULL] [DEFAULT x] [UNIQUE] [CHECK (...)]
@@ -22,13 +22,19 @@ Foreign keys come from ``belongs_to`` (on the declaring entity) and ``has_one`` 
 target). On PostgreSQL a foreign key that closes a cycle is added after every table exists,
 with ``ALTER TABLE ... ADD CONSTRAINT`` inside a ``DO`` block that ignores a second run.
 ``many_to_many`` join tables are not emitted (as in the original).
+
+Two types differ from the original toolkit on purpose, so that this DDL and the tables the
+Django migrations build are the same (a test compares the PostgreSQL catalogs): enums,
+named or inline, are ``text`` with a ``CHECK`` on both dialects (no PostgreSQL enum type,
+which Django cannot migrate), and ``float32`` is ``double precision``, the column of
+Django's ``FloatField`` and the precision of a Python ``float``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..nodes import Entity, Enum, Field, Schema, TypeRef, snake_case
+from ..nodes import Entity, Enum, Field, Schema, TypeRef
 from . import GENERATED_NOTICE, BackendOptions
 
 __all__ = ["DIALECTS", "generate", "render_ddl"]
@@ -42,7 +48,7 @@ _TYPES: dict[str, dict[str, str]] = {
         "string": "text",
         "int32": "integer",
         "int64": "bigint",
-        "float32": "real",
+        "float32": "double precision",
         "float64": "double precision",
         "bool": "boolean",
         "timestamp": "timestamptz",
@@ -181,14 +187,6 @@ class _Renderer:
         """Return the whole script."""
         parts = [f"-- {GENERATED_NOTICE}\n-- Dialect: {self.dialect}.\n"]
         if self.dialect == "postgres":
-            enums = [
-                f"DO $$ BEGIN CREATE TYPE {quote_ident(snake_case(e.name))} AS ENUM "
-                f"({', '.join(quote_literal(v) for v in e.values)}); "
-                "EXCEPTION WHEN duplicate_object THEN null; END $$;"
-                for e in self.enums.values()
-            ]
-            if enums:
-                parts.append("\n".join(enums) + "\n")
             schemas = dict.fromkeys(self.db_schemas[e.name] for e in self.entities.values()) or {
                 "public": None
             }
@@ -250,8 +248,6 @@ class _Renderer:
             return types[typ.name]
         if typ.name not in self.enums:
             return types["json"]  # a message stored whole
-        if self.dialect == "postgres":
-            return quote_ident(snake_case(typ.name))
         return types["enum"]
 
     def column(
@@ -273,7 +269,7 @@ class _Renderer:
         if fld is not None and fld.unique and not fld.primary:
             parts.append("UNIQUE")
         values = self._enum_values(typ)
-        if values and (typ.is_inline_enum or self.dialect == "sqlite"):
+        if values:
             listed = ", ".join(quote_literal(v) for v in values)
             parts.append(f"CHECK ({quote_ident(name)} IN ({listed}))")
         if fk is not None:
