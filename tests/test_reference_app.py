@@ -33,7 +33,7 @@ CHEAP_ARGON2 = {
 }
 #: Each run: its scenarios and the environment it adds. They run concurrently.
 RUNS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
-    "main": (("register", "login", "me", "rehash"), CHEAP_ARGON2),
+    "main": (("register", "register_flood", "login", "me", "rehash"), CHEAP_ARGON2),
     # Mid-cost parameters (~30 ms a hash): still far above a database lookup, so a
     # missing dummy verification shows, yet cheap enough for a loaded machine.
     "timing": (
@@ -183,6 +183,21 @@ def test_login_returns_a_token_200(results):
     assert r["claims"]["expires_at_matches"] is True
     assert 3500 < r["claims"]["expires_in_s"] <= 3600  # one hour
     assert r["ok_other_case"]["status"] == 200
+
+
+def test_registrations_are_rate_limited_per_address(results):
+    """Each registration costs a hash: 20 per address, then 429 with Retry-After."""
+    flood = results["register_flood"]
+    # One registration before the loop, so 19 tokens are left for the taken-email retries.
+    assert flood["statuses"][:19] == [409] * 19
+    # Then 429s; a token refilled (one per 6 s) on a very slow machine may let one through.
+    assert flood["statuses"][19:].count(429) >= 5
+    assert set(flood["statuses"][19:]) <= {409, 429}
+    limited = flood["limited"]
+    assert limited["status"] == 429
+    assert error_of(limited)["code"] == "resource_exhausted"
+    assert int(limited["headers"]["Retry-After"]) >= 1
+    assert flood["other_address"]["status"] == 201
 
 
 def test_login_unknown_email_and_wrong_password_are_the_same_401(results):

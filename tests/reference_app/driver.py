@@ -56,8 +56,10 @@ def get_me(authorization: str | None) -> dict:
     return answer(client().get("/api/me", **extra))
 
 
-def register(email: str, password: str = PASSWORD, **extra: Any) -> dict:
-    return post("/api/register", {"email": email, "password": password, **extra})
+def register(
+    email: str, password: str = PASSWORD, *, address: str = "10.0.0.1", **extra: Any
+) -> dict:
+    return post("/api/register", {"email": email, "password": password, **extra}, address=address)
 
 
 def login(email: str, password: str = PASSWORD, address: str = "10.0.0.1") -> dict:
@@ -94,6 +96,17 @@ def scenario_register() -> dict[str, Any]:
         "count": Account.objects.count(),
     }
     return out
+
+
+def scenario_register_flood() -> dict[str, Any]:
+    """Register from one address until the limiter answers 429 (taken emails: no hashing)."""
+    register("flood@example.com", address="10.7.7.7")
+    statuses = [register("flood@example.com", address="10.7.7.7")["status"] for _ in range(25)]
+    return {
+        "statuses": statuses,
+        "limited": register("new@example.com", address="10.7.7.7"),
+        "other_address": register("other@example.com", address="10.7.7.8"),
+    }
 
 
 def scenario_login() -> dict[str, Any]:
