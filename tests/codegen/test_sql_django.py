@@ -9,6 +9,7 @@ and ``float32`` is ``double precision`` on both sides; see the ``sql`` backend).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -155,3 +156,31 @@ def test_django_migrations_and_sql_ddl_build_the_same_tables(
         assert ddl_pk[table] == django_pk[table], table
         # Type, length and nullability of every column agree exactly.
         assert ddl_columns[table] == django_columns[table], table
+    # Enum columns refuse unknown values on both sides (a CHECK over the same values).
+    ddl_checks = enum_checks(ddl_db, tables)
+    assert ddl_checks == enum_checks(django_db, tables)
+    expected = {
+        (e.table_name, f.name)
+        for e in schema.entities
+        for f in e.fields
+        if f.type.is_inline_enum or schema.enum(f.type.name) is not None
+    }
+    assert set(ddl_checks) == expected
+
+
+def enum_checks(dsn: str, tables: set[str]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Return ``{(table, column): sorted allowed values}`` of single-column CHECKs."""
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    with psycopg.connect(dsn) as conn:
+        for table, column, definition in conn.execute(
+            """
+            SELECT cl.relname, a.attname, pg_get_constraintdef(c.oid)
+            FROM pg_constraint c
+            JOIN pg_class cl ON cl.oid = c.conrelid
+            JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+            WHERE c.contype = 'c' AND array_length(c.conkey, 1) = 1
+            """
+        ):
+            if table in tables:
+                out[(table, column)] = tuple(sorted(re.findall(r"'((?:[^']|'')*)'", definition)))
+    return out

@@ -123,19 +123,39 @@ class FieldSpec:
 
 @dataclass
 class IndexSpec:
-    """A ``Meta.indexes`` entry or a ``Meta.constraints`` unique constraint."""
+    """A ``Meta.indexes`` entry, or a ``Meta.constraints`` unique or enum check constraint.
+
+    ``check_in`` holds an enum field's values: the constraint is then
+    ``CheckConstraint(condition=Q(<field>__in=[...]))``, the same rule as the ``sql``
+    backend's ``CHECK ("col" IN (...))``, so the database refuses an unknown value whichever
+    of the two built the table.
+    """
 
     name: str
     fields: tuple[str, ...]
     unique: bool
+    check_in: tuple[str, ...] = ()
+
+    @property
+    def is_constraint(self) -> bool:
+        """Return True for ``Meta.constraints`` entries (unique or check)."""
+        return self.unique or bool(self.check_in)
 
     def expr(self) -> Expr:
-        """Return ``models.Index(...)`` / ``models.UniqueConstraint(...)`` as code."""
+        """Return ``models.Index(...)`` / ``UniqueConstraint(...)`` / ``CheckConstraint(...)``."""
+        if self.check_in:
+            condition = Call("models.Q", (), [(f"{self.fields[0]}__in", List(list(self.check_in)))])
+            return Call(
+                "models.CheckConstraint", (), [("condition", condition), ("name", self.name)]
+            )
         cls = "models.UniqueConstraint" if self.unique else "models.Index"
         return Call(cls, (), [("fields", List(list(self.fields))), ("name", self.name)])
 
-    def build(self) -> models.Index | models.UniqueConstraint:
+    def build(self) -> models.Index | models.BaseConstraint:
         """Return the Django object."""
+        if self.check_in:
+            condition = models.Q(**{f"{self.fields[0]}__in": list(self.check_in)})
+            return models.CheckConstraint(condition=condition, name=self.name)
         if self.unique:
             return models.UniqueConstraint(fields=list(self.fields), name=self.name)
         return models.Index(fields=list(self.fields), name=self.name)
@@ -165,8 +185,8 @@ class ModelSpec:
 
         options: dict[str, Any] = {
             "db_table": self.table,
-            "indexes": [i.build() for i in self.indexes if not i.unique],
-            "constraints": [i.build() for i in self.indexes if i.unique],
+            "indexes": [i.build() for i in self.indexes if not i.is_constraint],
+            "constraints": [i.build() for i in self.indexes if i.is_constraint],
         }
         fields = [(f.name, f.build(app_label)) for f in self.fields]
         return ModelState(app_label, self.name, fields, options, bases=(models.Model,))
@@ -397,6 +417,13 @@ class _Builder:
             else:
                 name = short_name(f"{entity.table_name}_{cols}", "idx", INDEX_NAME_MAX)
             spec.indexes.append(IndexSpec(name, fields, index.unique))
+        for f in entity.fields:
+            values = f.type.enum_values if f.type.is_inline_enum else ()
+            named = None if f.type.is_scalar else self.schema.enum(f.type.name)
+            values = values or (named.values if named is not None else ())
+            if values and column_to_field.get(f.name, f.name) == f.name:
+                name = short_name(f"{entity.table_name}_{f.name}", "check", IDENTIFIER_MAX)
+                spec.indexes.append(IndexSpec(name, (f.name,), False, tuple(values)))
         return spec
 
 

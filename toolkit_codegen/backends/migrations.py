@@ -114,10 +114,10 @@ def _initial(specs: list[ModelSpec], app_label: str) -> Any:
         deferred_names = {f.name for f in deferred}
         indexes = [i for i in ready.indexes if not deferred_names & set(i.fields)]
         options: dict[str, Any] = {"db_table": ready.table}
-        if any(not i.unique for i in indexes):
-            options["indexes"] = [i.build() for i in indexes if not i.unique]
-        if any(i.unique for i in indexes):
-            options["constraints"] = [i.build() for i in indexes if i.unique]
+        if any(not i.is_constraint for i in indexes):
+            options["indexes"] = [i.build() for i in indexes if not i.is_constraint]
+        if any(i.is_constraint for i in indexes):
+            options["constraints"] = [i.build() for i in indexes if i.is_constraint]
         operations.append(
             migrations.CreateModel(
                 name=ready.name,
@@ -133,7 +133,7 @@ def _initial(specs: list[ModelSpec], app_label: str) -> Any:
         for index in ready.indexes:
             if index in indexes:
                 continue
-            if index.unique:
+            if index.is_constraint:
                 later.append(migrations.AddConstraint(model_name=model, constraint=index.build()))
             else:
                 later.append(migrations.AddIndex(model_name=model, index=index.build()))

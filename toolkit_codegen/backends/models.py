@@ -100,8 +100,8 @@ def _model_class(spec: ModelSpec) -> str:
     for f in spec.fields:
         lines.append(assign(f.name, f.expr(), indent=1))
     lines += ["", "    class Meta:", assign("db_table", Raw(py_str(spec.table)), indent=2)]
-    indexes = [i.expr() for i in spec.indexes if not i.unique]
-    constraints = [i.expr() for i in spec.indexes if i.unique]
+    indexes = [i.expr() for i in spec.indexes if not i.is_constraint]
+    constraints = [i.expr() for i in spec.indexes if i.is_constraint]
     if indexes:
         lines.append(assign("indexes", List(indexes, explode=len(indexes) > 1), indent=2))
     if constraints:
