@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
-from toolkit_batteries.core.pools import parse_sql_target, resolve_kv_address
+from toolkit_batteries.core.checks import resolved_instances, sql_target_error
+from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.core.pools import resolve_kv_address
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
@@ -32,16 +33,9 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
     """Check every ``cache`` instance's connection settings and bounds."""
-    from toolkit_batteries.core.loading import resolve_adapter
-
     found: list[checks.CheckMessage] = []
-    for instance in config.instances("cache"):
-        cfg = config.service("cache", instance)
+    for cfg, adapter in resolved_instances(config, "cache"):
         where, options = f"cache.{cfg.instance}", cfg.options
-        try:
-            adapter, _ = resolve_adapter("cache", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_cache.E001 reports it
         if adapter == "kvserver":
             try:
                 resolve_kv_address("cache", options, instance=cfg.instance, url=options.url)
@@ -55,18 +49,15 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                         id="toolkit_cache.E002",
                     )
                 )
-        if adapter == "db" and options.dsn.strip():
-            try:
-                parse_sql_target(options.dsn)
-            except ValueError as exc:
-                found.append(
-                    checks.Error(
-                        f'{where}: option "dsn" {exc}',
-                        hint="use a postgres:// URL, a libpq string or a SQLite file path",
-                        obj=_OBJ,
-                        id="toolkit_cache.E003",
-                    )
-                )
+        if adapter == "db" and (
+            error := sql_target_error(
+                where,
+                options.dsn,
+                hint="use a postgres:// URL, a libpq string or a SQLite file path",
+                check_id="toolkit_cache.E003",
+            )
+        ):
+            found.append(error)
         for field in ("max_entries", "sweep_interval"):
             value = getattr(options, field)
             if (value.total_seconds() if hasattr(value, "total_seconds") else value) < 0:

@@ -13,12 +13,12 @@ adapters and never a value.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.core import checks
 
-from .config import Config
+from .config import Config, ServiceConfig
 from .errors import ConfigurationError
 from .loading import resolve_adapter
 from .options import normalize
@@ -26,7 +26,15 @@ from .options import normalize
 if TYPE_CHECKING:
     from django.apps import AppConfig
 
-__all__ = ["TAG", "battery_check", "check_configuration", "toolkit_settings"]
+__all__ = [
+    "TAG",
+    "battery_check",
+    "check_configuration",
+    "reserved_kv_url_warning",
+    "resolved_instances",
+    "sql_target_error",
+    "toolkit_settings",
+]
 
 #: The tag every toolkit check is registered under (``manage.py check --tag toolkit``).
 TAG = "toolkit"
@@ -100,3 +108,50 @@ def battery_check(
 
     check.__name__ = check.__qualname__ = f"check_{service}_adapters"
     return check
+
+
+# --------------------------------------------------------------------------- battery helpers
+# The pieces every battery's ``checks.battery_checks(config)`` is made of, so each battery
+# states only what is its own (ids, hints, its bounds).
+
+
+def resolved_instances(config: Config, service: str) -> Iterator[tuple[ServiceConfig, str]]:
+    """Yield each configured instance of ``service`` with its canonical adapter name.
+
+    Instances whose adapter does not resolve are skipped: ``toolkit_<service>.E001``
+    reports them, so a battery's own checks never report one instance twice.
+    """
+    for instance in config.instances(service):
+        cfg = config.service(service, instance)
+        try:
+            adapter, _ = resolve_adapter(service, cfg.adapter)
+        except ConfigurationError:
+            continue
+        yield cfg, adapter
+
+
+def sql_target_error(where: str, dsn: str, *, hint: str, check_id: str) -> checks.Error | None:
+    """Return an error when a non-empty ``dsn`` is not a SQL target (its value unsaid)."""
+    from .pools import parse_sql_target
+
+    if not dsn.strip():
+        return None
+    try:
+        parse_sql_target(dsn)
+    except ValueError as exc:
+        return checks.Error(f'{where}: option "dsn" {exc}', hint=hint, obj=_OBJ, id=check_id)
+    return None
+
+
+def reserved_kv_url_warning(
+    where: str, kvserver: Any, *, hint: str, check_id: str
+) -> checks.Warning | None:
+    """Return a warning when the spec-reserved ``kvserver.url`` is set (it is ignored)."""
+    if not kvserver.url:
+        return None
+    return checks.Warning(
+        f'{where}: option "kvserver.url" is reserved and ignored',
+        hint=hint,
+        obj=_OBJ,
+        id=check_id,
+    )

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 from django.core import checks
 
+from toolkit_batteries.core.checks import reserved_kv_url_warning, resolved_instances
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
-from toolkit_batteries.core.loading import resolve_adapter
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .base import settings_from_options
 
@@ -28,12 +28,7 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
     """Check every ``eventbus`` instance's settings and its ``kvserver`` block."""
-    for instance in config.instances("eventbus"):
-        cfg = config.service("eventbus", instance)
-        try:
-            adapter, _ = resolve_adapter("eventbus", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_eventbus.E001 reports it
+    for cfg, adapter in resolved_instances(config, "eventbus"):
         try:
             settings_from_options(cfg.options, instance=cfg.instance)
         except InvalidOptionsError as exc:
@@ -44,10 +39,12 @@ def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
                 id="toolkit_eventbus.E002",
             )
             continue
-        if adapter == "kvserver" and cfg.options.kvserver.url:
-            yield checks.Warning(
-                f'eventbus.{cfg.instance}: option "kvserver.url" is reserved and ignored',
+        if adapter == "kvserver" and (
+            warning := reserved_kv_url_warning(
+                f"eventbus.{cfg.instance}",
+                cfg.options.kvserver,
                 hint="set kvserver.addr (host:port or a redis:// URL) instead",
-                obj=_OBJ,
-                id="toolkit_eventbus.W001",
+                check_id="toolkit_eventbus.W001",
             )
+        ):
+            yield warning

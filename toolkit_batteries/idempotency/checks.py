@@ -19,8 +19,13 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
-from toolkit_batteries.core.pools import parse_sql_target, resolve_kv_address
+from toolkit_batteries.core.checks import (
+    reserved_kv_url_warning,
+    resolved_instances,
+    sql_target_error,
+)
+from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.core.pools import resolve_kv_address
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
@@ -32,16 +37,9 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
     """Check every ``idempotency`` instance's connection settings and bounds."""
-    from toolkit_batteries.core.loading import resolve_adapter
-
     found: list[checks.CheckMessage] = []
-    for instance in config.instances("idempotency"):
-        cfg = config.service("idempotency", instance)
+    for cfg, adapter in resolved_instances(config, "idempotency"):
         where, options = f"idempotency.{cfg.instance}", cfg.options
-        try:
-            adapter, _ = resolve_adapter("idempotency", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_idempotency.E001 reports it
         if adapter == "kvserver":
             try:
                 resolve_kv_address("idempotency", options.kvserver, instance=cfg.instance)
@@ -55,27 +53,22 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                         id="toolkit_idempotency.E002",
                     )
                 )
-            if options.kvserver.url.strip():
-                found.append(
-                    checks.Warning(
-                        f'{where}: option "kvserver.url" is reserved and ignored',
-                        hint="set kvserver.addr (it also accepts a redis:// URL)",
-                        obj=_OBJ,
-                        id="toolkit_idempotency.W001",
-                    )
-                )
-        if adapter == "db" and options.dsn.strip():
-            try:
-                parse_sql_target(options.dsn)
-            except ValueError as exc:
-                found.append(
-                    checks.Error(
-                        f'{where}: option "dsn" {exc}',
-                        hint="use a postgres:// URL, a libpq string or a SQLite file path",
-                        obj=_OBJ,
-                        id="toolkit_idempotency.E003",
-                    )
-                )
+            if warning := reserved_kv_url_warning(
+                where,
+                options.kvserver,
+                hint="set kvserver.addr (it also accepts a redis:// URL)",
+                check_id="toolkit_idempotency.W001",
+            ):
+                found.append(warning)
+        if adapter == "db" and (
+            error := sql_target_error(
+                where,
+                options.dsn,
+                hint="use a postgres:// URL, a libpq string or a SQLite file path",
+                check_id="toolkit_idempotency.E003",
+            )
+        ):
+            found.append(error)
         for field, value in (
             ("ttl", options.ttl.total_seconds()),
             ("max_entries", options.max_entries),

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
+from toolkit_batteries.core.checks import resolved_instances
+from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.pools import resolve_kv_address
 
 from .base import DEFAULT_RETRY_INTERVAL, DEFAULT_TTL
@@ -33,16 +34,9 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
     """Check every ``lock`` instance's connection settings and durations."""
-    from toolkit_batteries.core.loading import resolve_adapter
-
     found: list[checks.CheckMessage] = []
-    for instance in config.instances("lock"):
-        cfg = config.service("lock", instance)
+    for cfg, adapter in resolved_instances(config, "lock"):
         where, options = f"lock.{cfg.instance}", cfg.options
-        try:
-            adapter, _ = resolve_adapter("lock", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_lock.E001 reports it
         if adapter == "kvserver":
             try:
                 resolve_kv_address("lock", options, instance=cfg.instance, url=options.url)

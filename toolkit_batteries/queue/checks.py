@@ -30,18 +30,12 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
     """Check every ``db`` queue's table and DSN, and the ``TOOLKIT_JOBS`` setting."""
-    from toolkit_batteries.core.loading import resolve_adapter
-    from toolkit_batteries.core.pools import parse_sql_target
+    from toolkit_batteries.core.checks import resolved_instances, sql_target_error
 
     from .adapters.db import check_table_name
 
     found: list[checks.CheckMessage] = []
-    for instance in config.instances("queue"):
-        cfg = config.service("queue", instance)
-        try:
-            adapter, _ = resolve_adapter("queue", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_queue.E001 reports it
+    for cfg, adapter in resolved_instances(config, "queue"):
         if adapter != "db":
             continue
         try:
@@ -55,20 +49,14 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                     id="toolkit_queue.E002",
                 )
             )
-        dsn = cfg.options.dsn.strip()
-        if dsn:
-            try:
-                parse_sql_target(dsn)
-            except ValueError as exc:
-                found.append(
-                    checks.Error(
-                        f'queue.{cfg.instance}: option "dsn" {exc}',
-                        hint="give a postgres:// URL, a libpq string or a SQLite file path; "
-                        "leave it empty to use the db service",
-                        obj=_OBJ,
-                        id="toolkit_queue.E003",
-                    )
-                )
+        if error := sql_target_error(
+            f"queue.{cfg.instance}",
+            cfg.options.dsn,
+            hint="give a postgres:// URL, a libpq string or a SQLite file path; "
+            "leave it empty to use the db service",
+            check_id="toolkit_queue.E003",
+        ):
+            found.append(error)
     found.extend(_jobs_checks(config))
     return found
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 
 from django.core import checks
 
+from toolkit_batteries.core.checks import reserved_kv_url_warning, resolved_instances
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
-from toolkit_batteries.core.loading import resolve_adapter
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .base import limits_from_options
 
@@ -29,12 +29,7 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
     """Check every ``ratelimit`` instance's limits and its ``kvserver`` block."""
-    for instance in config.instances("ratelimit"):
-        cfg = config.service("ratelimit", instance)
-        try:
-            adapter, _ = resolve_adapter("ratelimit", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_ratelimit.E001 reports it
+    for cfg, adapter in resolved_instances(config, "ratelimit"):
         try:
             limits_from_options(cfg.options, instance=cfg.instance)
         except InvalidOptionsError as exc:
@@ -44,10 +39,12 @@ def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
                 obj=_OBJ,
                 id="toolkit_ratelimit.E002",
             )
-        if adapter == "kvserver" and cfg.options.kvserver.url:
-            yield checks.Warning(
-                f'ratelimit.{cfg.instance}: option "kvserver.url" is reserved and ignored',
+        if adapter == "kvserver" and (
+            warning := reserved_kv_url_warning(
+                f"ratelimit.{cfg.instance}",
+                cfg.options.kvserver,
                 hint="set kvserver.addr (host:port or a redis:// URL) instead",
-                obj=_OBJ,
-                id="toolkit_ratelimit.W001",
+                check_id="toolkit_ratelimit.W001",
             )
+        ):
+            yield warning

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 
 from django.core import checks
 
+from toolkit_batteries.core.checks import reserved_kv_url_warning, resolved_instances
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
-from toolkit_batteries.core.loading import resolve_adapter
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .base import settings_from_options
 
@@ -31,12 +31,7 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
     """Check every ``resilience`` instance's values and its ``kvserver`` block."""
-    for instance in config.instances("resilience"):
-        cfg = config.service("resilience", instance)
-        try:
-            adapter, _ = resolve_adapter("resilience", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_resilience.E001 reports it
+    for cfg, adapter in resolved_instances(config, "resilience"):
         try:
             settings_from_options(cfg.options, instance=cfg.instance)
         except InvalidOptionsError as exc:
@@ -48,13 +43,13 @@ def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
             )
         if adapter != "kvserver":
             continue
-        if cfg.options.kvserver.url:
-            yield checks.Warning(
-                f'resilience.{cfg.instance}: option "kvserver.url" is reserved and ignored',
-                hint="set kvserver.addr (host:port or a redis:// URL) instead",
-                obj=_OBJ,
-                id="toolkit_resilience.W001",
-            )
+        if warning := reserved_kv_url_warning(
+            f"resilience.{cfg.instance}",
+            cfg.options.kvserver,
+            hint="set kvserver.addr (host:port or a redis:// URL) instead",
+            check_id="toolkit_resilience.W001",
+        ):
+            yield warning
         if not cfg.options.breaker.enabled:
             yield checks.Warning(
                 f"resilience.{cfg.instance}: the kvserver adapter shares only the circuit "

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
@@ -28,16 +28,11 @@ _OBJ = "settings.TOOLKIT"
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
     """Check every ``session`` instance's connection settings."""
-    from toolkit_batteries.core.loading import resolve_adapter
-    from toolkit_batteries.core.pools import parse_sql_target, resolve_kv_address
+    from toolkit_batteries.core.checks import resolved_instances, sql_target_error
+    from toolkit_batteries.core.pools import resolve_kv_address
 
     found: list[checks.CheckMessage] = []
-    for instance in config.instances("session"):
-        cfg = config.service("session", instance)
-        try:
-            adapter, _ = resolve_adapter("session", cfg.adapter)
-        except ConfigurationError:
-            continue  # toolkit_session.E001 reports it
+    for cfg, adapter in resolved_instances(config, "session"):
         options = cfg.options
         if adapter == "kvserver":
             try:
@@ -51,17 +46,14 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                         id="toolkit_session.E002",
                     )
                 )
-        elif adapter == "db" and options.dsn.strip():
-            try:
-                parse_sql_target(options.dsn)
-            except ValueError as exc:
-                found.append(
-                    checks.Error(
-                        f'session.{cfg.instance}: option "dsn" {exc}',
-                        hint="use a postgres:// URL or a SQLite file path, or leave dsn empty "
-                        "to borrow the db service",
-                        obj=_OBJ,
-                        id="toolkit_session.E003",
-                    )
-                )
+        elif adapter == "db" and (
+            error := sql_target_error(
+                f"session.{cfg.instance}",
+                options.dsn,
+                hint="use a postgres:// URL or a SQLite file path, or leave dsn empty "
+                "to borrow the db service",
+                check_id="toolkit_session.E003",
+            )
+        ):
+            found.append(error)
     return found
