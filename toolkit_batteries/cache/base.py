@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar
 
 from django.core.cache.backends.base import (
     DEFAULT_TIMEOUT,
@@ -32,32 +32,9 @@ from django.core.cache.backends.base import (
     memcache_key_warnings,
 )
 
-from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ServiceUnavailableError
+from toolkit_batteries.core.adapter import ClosedResource, Service
 
 __all__ = ["DEFAULT_TIMEOUT", "Cache", "ClosedResource"]
-
-
-class ClosedResource:
-    """Stand-in for whatever a closed adapter held: any use raises ServiceUnavailableError.
-
-    Swapping the held object for this one on close costs the hot path nothing, where a
-    ``closed`` flag would be read on every call.
-    """
-
-    __slots__ = ("_instance", "_service")
-
-    def __init__(self, service: str, instance: str) -> None:
-        self._service = service
-        self._instance = instance
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise ServiceUnavailableError(self._service, "it is closed", instance=self._instance)
-
-    def __getattr__(self, name: str) -> Any:
-        self._refuse()
-
-    __enter__ = __exit__ = __call__ = __getitem__ = __contains__ = __len__ = _refuse
 
 
 class Cache(Service, BaseCache):

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Self
+
+from .errors import ServiceUnavailableError
 
 if TYPE_CHECKING:
     from .container import Container
     from .pools import PoolRegistry
 
-__all__ = ["OpenContext", "Service"]
+__all__ = ["ClosedResource", "OpenContext", "Service"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +75,25 @@ class Service:
 
     def close(self) -> None:
         """Release what the adapter holds; the default holds nothing."""
+
+
+class ClosedResource:
+    """Stand-in for whatever a closed adapter held: any use raises ServiceUnavailableError.
+
+    Swapping the held object for this one on close costs the hot path nothing, where a
+    ``closed`` flag would be read on every call.
+    """
+
+    __slots__ = ("_instance", "_service")
+
+    def __init__(self, service: str, instance: str) -> None:
+        self._service = service
+        self._instance = instance
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise ServiceUnavailableError(self._service, "it is closed", instance=self._instance)
+
+    def __getattr__(self, name: str) -> Any:
+        self._refuse()
+
+    __enter__ = __exit__ = __call__ = __getitem__ = __contains__ = __len__ = _refuse

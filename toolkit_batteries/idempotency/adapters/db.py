@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from toolkit_batteries.cache.base import ClosedResource
 from toolkit_batteries.cache.sql import (
     ensure_table,
     guard,
@@ -27,7 +26,7 @@ from toolkit_batteries.cache.sql import (
     table_name,
     valid_identifier,
 )
-from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 

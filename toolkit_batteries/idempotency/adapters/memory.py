@@ -20,8 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit_batteries.cache.base import ClosedResource
-from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 

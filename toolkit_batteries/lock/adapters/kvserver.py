@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit_batteries.cache.base import ClosedResource
-from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
 
 from ..base import Lock, seconds

@@ -24,8 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from toolkit_batteries.cache.base import ClosedResource
-from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 
 from ..base import Lock, LockCapacityError, seconds
 
