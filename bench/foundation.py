@@ -46,13 +46,19 @@ class Result:
     unit: str
     target: str
     met: bool
+    #: How figure and baseline are written (``",.0f"`` for large rates: ``778,502``).
+    number: str = ".2f"
 
     def line(self) -> str:
         """Render the result as one aligned line."""
-        base = f"  baseline {self.baseline:.2f} {self.unit}" if self.baseline is not None else ""
+        base = (
+            f"  baseline {self.baseline:{self.number}} {self.unit}"
+            if self.baseline is not None
+            else ""
+        )
         ratio = f"  ratio {self.value / self.baseline:.2f}x" if self.baseline else ""
         mark = "ok  " if self.met else "MISS"
-        figure = f"{self.value:9.2f} {self.unit}"
+        figure = f"{self.value:12{self.number}} {self.unit}"
         return f"{mark} {self.name:<44} {figure}{base}{ratio}  (target {self.target})"
 
 

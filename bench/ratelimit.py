@@ -16,29 +16,10 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from dataclasses import dataclass
+
+from bench.foundation import Result
 
 REDIS_URL = os.environ.get("TOOLKIT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-@dataclass
-class Result:
-    """One benchmark line: the figure, its baseline, and the target it answers."""
-
-    name: str
-    value: float
-    baseline: float | None
-    unit: str
-    target: str
-    met: bool
-
-    def line(self) -> str:
-        """Render the result as one aligned line."""
-        base = f"  baseline {self.baseline:,.0f} {self.unit}" if self.baseline is not None else ""
-        ratio = f"  ratio {self.value / self.baseline:.2f}x" if self.baseline else ""
-        mark = "ok  " if self.met else "MISS"
-        figure = f"{self.value:12,.0f} {self.unit}"
-        return f"{mark} {self.name:<44} {figure}{base}{ratio}  (target {self.target})"
 
 
 def _rate(fn, keys: list[str], batches: int = 5) -> float:
@@ -86,6 +67,7 @@ def bench_memory() -> Result:
         "decisions/s",
         ">= 200,000/s",
         ours >= 200_000,
+        number=",.0f",
     )
 
 
@@ -129,6 +111,7 @@ def bench_kvserver() -> Result:
         "decisions/s",
         ">= 0.8x raw",
         ratio >= 0.8,
+        number=",.0f",
     )
 
 
