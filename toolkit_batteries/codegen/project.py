@@ -18,13 +18,12 @@ rules (docs/compiler.md):
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from toolkit_batteries.core.files import atomic_write
 from toolkit_codegen.backends import DJANGO_BACKENDS, BackendError, BackendOptions, generate
 from toolkit_codegen.backends._django_handlers import (
     append_stubs,
@@ -74,7 +73,7 @@ class Plan:
         if not self.ok:
             raise RuntimeError("a plan with errors cannot be written")
         for change in self.writes:
-            _atomic_write(change.path, change.text)
+            atomic_write(change.path, change.text)
         return self.writes
 
 
@@ -176,15 +175,3 @@ def _relative(diagnostic: Diagnostic, base_dir: Path) -> Diagnostic:
     except (ValueError, OSError):
         return diagnostic
     return dataclasses.replace(diagnostic, pos=dataclasses.replace(diagnostic.pos, file=shown))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
