@@ -1,0 +1,1 @@
+"""Management commands of the ``toolkit_batteries`` app (the runtime side of the CLI)."""
