@@ -1,0 +1,496 @@
+"""``toolkit generate <subcommand>``: schema modules and entities, jobs, schedules, server,
+worker, seeds, tinker and adapter skeletons, written into the current project.
+
+Every subcommand validates everything first (names, paths, the schema with the new
+entity, the Python it appends to) and writes nothing when a check fails; ``--dry-run``
+stops right before writing and says what it would write. Files that exist are never
+overwritten without ``--force`` (and jobs, schedules and entities are appended, never
+rewritten).
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from typing import Any
+
+from ..output import InvalidInputError, Output, Result, UsageError
+from ..parser import CommandParser, add_dry_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from ..project import Project
+    from ..scaffold.files import Plan
+
+DESCRIPTION = """\
+Generate code into the current project (the directory holding manage.py, or above):
+
+  module <name>                     schema/<name>/<name>.toolkit (a new schema module)
+  entity <module> <Entity> --field name:type ...
+                                    append an entity to the module's schema file
+  job <app> <Name> [--queue Q]      append a @job function to <app>/jobs.py
+  schedule <app> <Name> --cron "<m h dom mon dow>" --dispatch <job>
+                                    append a Schedule to <app>/schedules.py
+  server                            gunicorn.conf.py (used by `toolkit serve`)
+  worker                            Procfile (web, worker, scheduler) and <app>/jobs.py
+  seed [--app APP]                  <app>/seeds.py (run by `toolkit db seed`)
+  tinker                            tinker.py (loaded by `toolkit tinker`)
+  adapter <battery> <name>          adapters/<battery>/<name>.py, an adapter skeleton
+
+Every subcommand takes --dry-run (write nothing, print what would be written)."""
+
+EPILOG = """\
+examples:
+  toolkit generate module billing
+  toolkit generate entity billing Invoice --field number:string --field total:int64
+  toolkit generate job api NightlyReport --queue reports
+  toolkit generate schedule api Nightly --cron "0 3 * * *" --dispatch nightly_report
+  toolkit generate adapter cache acme --field endpoint:str"""
+
+BREADCRUMBS = ["toolkit check", "toolkit compile"]
+
+SUBCOMMANDS = (
+    "module",
+    "entity",
+    "job",
+    "schedule",
+    "server",
+    "worker",
+    "seed",
+    "tinker",
+    "adapter",
+)
+
+
+def configure(parser: CommandParser) -> None:
+    """Add the nine subcommands and their flags."""
+    sub = parser.add_subparsers(dest="subcommand", metavar="<subcommand>")
+
+    p = sub.add_parser("module", help="create schema/<name>/<name>.toolkit")
+    p.add_argument("name", help="module name: an identifier; its directory under schema/")
+    add_dry_run(p)
+    p.set_defaults(handler=_module)
+
+    p = sub.add_parser("entity", help="append an entity to a module's schema file")
+    p.add_argument("module", help="module name (app or default: the root, schema/app.toolkit)")
+    p.add_argument("entity", help="entity name, PascalCase (Invoice)")
+    p.add_argument(
+        "--field",
+        action="append",
+        metavar="NAME:TYPE",
+        help="a field, repeatable; types: uuid string bool bytes json int32 int64 float32 "
+        "float64 timestamp date (a trailing ? makes it optional)",
+    )
+    add_dry_run(p)
+    p.set_defaults(handler=_entity)
+
+    p = sub.add_parser("job", help="append a @job function to <app>/jobs.py")
+    p.add_argument("app", help="the project app (a directory with __init__.py), e.g. api")
+    p.add_argument("name", help="job name (NightlyReport or nightly_report)")
+    p.add_argument("--queue", default="default", help="queue the job runs on (an identifier)")
+    add_dry_run(p)
+    p.set_defaults(handler=_job)
+
+    p = sub.add_parser("schedule", help="append a cron Schedule to <app>/schedules.py")
+    p.add_argument("app", help="the project app whose jobs.py holds the job")
+    p.add_argument("name", help="schedule name (NightlyReport)")
+    p.add_argument("--cron", required=True, help='five-field cron expression, e.g. "0 3 * * *"')
+    p.add_argument(
+        "--dispatch", required=True, metavar="JOB", help="the job in <app>/jobs.py to dispatch"
+    )
+    add_dry_run(p)
+    p.set_defaults(handler=_schedule)
+
+    p = sub.add_parser("server", help="write gunicorn.conf.py (used by `toolkit serve`)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    add_dry_run(p)
+    p.set_defaults(handler=_server)
+
+    p = sub.add_parser("worker", help="write a Procfile and the codegen app's jobs.py")
+    p.add_argument("--force", action="store_true", help="overwrite an existing Procfile")
+    add_dry_run(p)
+    p.set_defaults(handler=_worker)
+
+    p = sub.add_parser("seed", help="write <app>/seeds.py (run by `toolkit db seed`)")
+    p.add_argument(
+        "--app", default=None, help="the app to seed (default: TOOLKIT_CODEGEN_APP, i.e. api)"
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    add_dry_run(p)
+    p.set_defaults(handler=_seed)
+
+    p = sub.add_parser("tinker", help="write tinker.py (loaded by `toolkit tinker`)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    add_dry_run(p)
+    p.set_defaults(handler=_tinker)
+
+    p = sub.add_parser("adapter", help="write an adapter skeleton for a battery")
+    p.add_argument("battery", help="the battery (one with a base class, e.g. cache)")
+    p.add_argument("name", help="adapter name: an identifier, the module's name")
+    p.add_argument(
+        "--field",
+        action="append",
+        metavar="NAME:TYPE",
+        help="an option of the adapter's options dataclass, repeatable; "
+        "types: str int float bool bytes (a trailing ? makes it optional)",
+    )
+    p.add_argument(
+        "--dir",
+        default="adapters",
+        help="package directory inside the project (default: adapters)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing module")
+    add_dry_run(p)
+    p.set_defaults(handler=_adapter)
+
+
+def run(args: Namespace, out: Output) -> Result:
+    """Run without a subcommand: a usage error listing the nine."""
+    raise UsageError(f"missing subcommand (want: {', '.join(SUBCOMMANDS)})")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _project(sub: str) -> Project:
+    from ..project import require_project
+
+    return require_project(f"generate {sub}")
+
+
+def _finish(
+    out: Output, plan: Plan, args: Namespace, data: dict[str, Any], notes: Sequence[str] = ()
+) -> Result:
+    """Report the plan, write it unless ``--dry-run``, and return the envelope data."""
+    plan.report(out, dry_run=args.dry_run)
+    if not args.dry_run:
+        plan.apply()
+    for note in notes:
+        out.line(note)
+    return Result(data={**data, "files": plan.files, "dryRun": args.dry_run})
+
+
+# ---------------------------------------------------------------------- schema
+
+
+def _module(args: Namespace, out: Output) -> Result:
+    from ..scaffold.files import Plan
+    from ..scaffold.schema_edit import check_module_name, module_file, module_stub
+
+    name = check_module_name(args.name)
+    project = _project("module")
+    directory = project.schema_dir / name
+    if directory.is_dir() and any(directory.rglob("*.toolkit")):
+        raise InvalidInputError(
+            f"module {name!r} already exists (schema/{name}/)",
+            hint=f"add to it with `toolkit generate entity {name} <Entity> --field name:type`",
+        )
+    plan = Plan(project.root)
+    plan.add(module_file(project.schema_dir, name), module_stub(name))
+    return _finish(
+        out,
+        plan,
+        args,
+        {"module": name},
+        [f"next: toolkit generate entity {name} <Entity> --field name:type"],
+    )
+
+
+def _entity(args: Namespace, out: Output) -> Result:
+    from toolkit_codegen.nodes import SCALAR_ALIASES, SCALARS
+
+    from ..scaffold.files import Plan
+    from ..scaffold.names import SCHEMA_RESERVED, parse_fields
+    from ..scaffold.schema_edit import plan_entity
+
+    fields = parse_fields(
+        args.field,
+        SCALARS,
+        aliases=SCALAR_ALIASES,
+        reserved=SCHEMA_RESERVED,
+        taken=("id", "created_at"),
+    )
+    project = _project("entity")
+    result = plan_entity(project.schema_dir, args.module, args.entity, fields)
+    for line in result.diagnostics:
+        out.err(line)
+    if not result.ok:
+        raise InvalidInputError(
+            f"the schema would not compile with entity {args.entity}; nothing was written",
+            data={"diagnostics": result.diagnostics},
+        )
+    plan = Plan(project.root)
+    plan.add(result.path, result.text, "create" if result.created else "append")
+    if args.dry_run:
+        for line in result.block.splitlines():
+            out.line(f"  {line}")
+    return _finish(
+        out,
+        plan,
+        args,
+        {
+            "module": args.module,
+            "entity": args.entity,
+            "fields": [{"name": f.name, "type": f.text} for f in fields],
+        },
+        [] if args.dry_run else ["next: toolkit check && toolkit compile"],
+    )
+
+
+# ---------------------------------------------------------------------- jobs
+
+
+def _job(args: Namespace, out: Output) -> Result:
+    from ..scaffold import templates
+    from ..scaffold.files import Plan
+    from ..scaffold.names import check_identifier, snake_case
+    from ..scaffold.project_info import app_dir
+    from ..scaffold.pyedit import ensure_from_import, parse_python, top_level_names
+
+    check_identifier(args.name, "job name")
+    function = check_identifier(snake_case(args.name), "job function name")
+    check_identifier(args.queue, "queue name")
+    project = _project("job")
+    path = app_dir(project, args.app) / "jobs.py"
+    shown = f"{args.app}/jobs.py"
+    block = templates.job_block(function, args.name, args.queue)
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        names = top_level_names(parse_python(text, shown))
+        if function in names:
+            raise InvalidInputError(f"{shown} already defines {function!r}; nothing was written")
+        text = ensure_from_import(text, "toolkit_batteries.queue.jobs", "job")
+        text = text.rstrip("\n") + "\n" + block
+        action = "append"
+    else:
+        text = templates.jobs_header(args.app) + block
+        action = "create"
+    parse_python(text, shown)
+    plan = Plan(project.root)
+    plan.add(path, text, action)  # type: ignore[arg-type]
+    return _finish(
+        out,
+        plan,
+        args,
+        {"app": args.app, "job": function, "queue": args.queue},
+        [] if args.dry_run else [f"next: fill in {function}() in {shown}; toolkit queue:work"],
+    )
+
+
+def _schedule(args: Namespace, out: Output) -> Result:
+    import ast
+
+    from ..scaffold import templates
+    from ..scaffold.cron import check_cron
+    from ..scaffold.files import Plan
+    from ..scaffold.names import check_identifier, snake_case
+    from ..scaffold.project_info import app_dir
+    from ..scaffold.pyedit import ensure_from_import, find_assign, insert_lines, parse_python
+
+    check_identifier(args.name, "schedule name")
+    cron = check_cron(args.cron)
+    function = check_identifier(snake_case(args.dispatch), "job name")
+    project = _project("schedule")
+    directory = app_dir(project, args.app)
+    jobs = directory / "jobs.py"
+    jobs_shown = f"{args.app}/jobs.py"
+    if not jobs.is_file():
+        raise InvalidInputError(
+            f"no {jobs_shown}: the schedule's job must exist first",
+            hint=f"toolkit generate job {args.app} {args.dispatch}",
+        )
+    tree = parse_python(jobs.read_text(encoding="utf-8"), jobs_shown)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if function not in defs:
+        known = ", ".join(sorted(defs)) or "none"
+        raise InvalidInputError(
+            f"no job {function!r} in {jobs_shown} (functions: {known})",
+            hint=f"toolkit generate job {args.app} {args.dispatch}",
+        )
+    params = defs[function].args
+    required = len(params.posonlyargs) + len(params.args) - len(params.defaults)
+    required += sum(1 for d in params.kw_defaults if d is None)
+    if required:
+        raise InvalidInputError(
+            f"job {function!r} takes required parameters; a schedule dispatches it with none"
+        )
+    path = directory / "schedules.py"
+    shown = f"{args.app}/schedules.py"
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        current = find_assign(parse_python(text, shown), "SCHEDULES")
+        if not isinstance(current, ast.List):
+            raise InvalidInputError(f"{shown} has no SCHEDULES = [...] list to append to")
+        for item in current.elts:
+            first = item.args[0] if isinstance(item, ast.Call) and item.args else None
+            if isinstance(first, ast.Constant) and first.value == args.name:
+                raise InvalidInputError(f"{shown} already has a schedule named {args.name!r}")
+        text = ensure_from_import(text, "toolkit_batteries.scheduler", "Schedule")
+        text = ensure_from_import(text, "jobs", function, level=1)
+        current = find_assign(parse_python(text, shown), "SCHEDULES")
+        text = insert_lines(text, current, [templates.schedule_line(args.name, cron, function)])  # type: ignore[arg-type]
+        action = "append"
+    else:
+        text = templates.schedules_module(args.app, args.name, cron, function)
+        action = "create"
+    parse_python(text, shown)
+    plan = Plan(project.root)
+    plan.add(path, text, action)  # type: ignore[arg-type]
+    return _finish(
+        out,
+        plan,
+        args,
+        {"app": args.app, "schedule": args.name, "cron": cron, "job": function},
+        [] if args.dry_run else ["next: toolkit schedule:run"],
+    )
+
+
+# ---------------------------------------------------------------------- project files
+
+
+def _single_file(
+    args: Namespace,
+    out: Output,
+    sub: str,
+    rel: str,
+    text_of: Callable[[Project], str],
+    data: dict[str, Any],
+) -> Result:
+    """Write one project-root file, refusing to overwrite it without ``--force``."""
+    from ..scaffold.files import Plan, refuse_existing
+
+    project = _project(sub)
+    path = project.root / rel
+    refuse_existing(path, rel, args.force)
+    plan = Plan(project.root)
+    plan.add(path, text_of(project))
+    return _finish(out, plan, args, data)
+
+
+def _server(args: Namespace, out: Output) -> Result:
+    from ..scaffold import templates
+    from ..scaffold.project_info import package_of
+
+    return _single_file(
+        args,
+        out,
+        "server",
+        "gunicorn.conf.py",
+        lambda project: templates.gunicorn_conf(package_of(project)),
+        {"server": "gunicorn"},
+    )
+
+
+def _tinker(args: Namespace, out: Output) -> Result:
+    from ..scaffold import templates
+    from ..scaffold.project_info import package_of
+
+    return _single_file(
+        args,
+        out,
+        "tinker",
+        "tinker.py",
+        lambda project: templates.tinker_module(package_of(project)),
+        {},
+    )
+
+
+def _worker(args: Namespace, out: Output) -> Result:
+    from ..scaffold import templates
+    from ..scaffold.files import Plan, refuse_existing
+    from ..scaffold.project_info import codegen_app
+
+    project = _project("worker")
+    procfile = project.root / "Procfile"
+    refuse_existing(procfile, "Procfile", args.force)
+    plan = Plan(project.root)
+    plan.add(procfile, templates.PROCFILE)
+    app = codegen_app(project)
+    jobs = project.root / app / "jobs.py"
+    notes = []
+    if (project.root / app / "__init__.py").is_file() and not jobs.exists():
+        plan.add(jobs, templates.worker_jobs_module(app))
+    elif jobs.exists():
+        notes.append(f"kept {app}/jobs.py (it exists)")
+    return _finish(out, plan, args, {"app": app}, notes)
+
+
+def _seed(args: Namespace, out: Output) -> Result:
+    from ..scaffold import templates
+    from ..scaffold.files import Plan, refuse_existing
+    from ..scaffold.project_info import app_dir, codegen_app
+    from ..scaffold.schema_edit import seed_model
+
+    project = _project("seed")
+    default_app = codegen_app(project)
+    app = args.app or default_app
+    path = app_dir(project, app) / "seeds.py"
+    refuse_existing(path, f"{app}/seeds.py", args.force)
+    model = seed_model(project.schema_dir) if app == default_app else None
+    plan = Plan(project.root)
+    plan.add(path, templates.seed_module(app, model))
+    notes = [] if args.dry_run else ["next: toolkit db seed"]
+    if model is not None and not (project.root / app / "models.py").exists():
+        notes.insert(0, f"note: {app}/seeds.py uses {app}.models: run `toolkit compile` first")
+    return _finish(out, plan, args, {"app": app, "model": model.name if model else None}, notes)
+
+
+def _adapter(args: Namespace, out: Output) -> Result:
+    from ..paths import inside
+    from ..scaffold.adapter import OPTION_ALIASES, OPTION_TYPES, adapter_batteries, render_adapter
+    from ..scaffold.files import Plan, refuse_existing
+    from ..scaffold.names import check_identifier, parse_fields
+
+    name = check_identifier(args.name, "adapter name")
+    choices = adapter_batteries()
+    if args.battery not in choices:
+        from toolkit_batteries.core.errors import did_you_mean
+
+        raise InvalidInputError(
+            f"no adapter base class for battery {args.battery!r}"
+            f"{did_you_mean(args.battery, choices)}; batteries with one: {', '.join(choices)}"
+        )
+    fields = parse_fields(args.field, tuple(OPTION_TYPES), aliases=OPTION_ALIASES)
+    project = _project("adapter")
+    base = inside(project.root, args.dir)
+    parts = base.relative_to(project.root.resolve()).parts
+    if not parts:
+        raise InvalidInputError("--dir must name a directory inside the project")
+    for part in parts:
+        check_identifier(part, "--dir component")
+    module_path = ".".join([*parts, args.battery, name])
+    skeleton = render_adapter(args.battery, name, module_path, fields)
+    path = base / args.battery / f"{name}.py"
+    shown = "/".join([*parts, args.battery, f"{name}.py"])
+    refuse_existing(path, shown, args.force)
+    plan = Plan(project.root)
+    package = project.root.resolve()
+    for part in [*parts, args.battery]:
+        package = package / part
+        if not (package / "__init__.py").exists():
+            plan.add(
+                package / "__init__.py",
+                f'"""Package {part} (from `toolkit generate adapter`)."""\n',
+            )
+    plan.add(path, skeleton.text)
+    dotted = f"{module_path}.{skeleton.class_name}"
+    snippet = f'TOOLKIT = {{"{args.battery}": {{"adapter": "{dotted}"}}}}'
+    result = _finish(
+        out,
+        plan,
+        args,
+        {
+            "battery": args.battery,
+            "adapter": name,
+            "class": skeleton.class_name,
+            "dotted": dotted,
+            "methods": list(skeleton.methods),
+            "settings": {args.battery: {"adapter": dotted}},
+        },
+        [
+            f"select it in settings: {snippet}",
+            f"  (or: toolkit add {args.battery}/{dotted} --force)",
+        ],
+    )
+    return result
