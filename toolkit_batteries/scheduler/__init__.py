@@ -1,4 +1,29 @@
-"""Cron-style job scheduling, embedded or coordinated through SQL.
+"""The ``scheduler`` battery: cron entries that dispatch queue jobs.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+::
+
+    # <app>/schedules.py, discovered in every installed app
+    from toolkit_batteries.scheduler import Schedule
+
+    SCHEDULES = [Schedule("nightly-report", "0 2 * * *", "reports.jobs.build_report")]
+
+    # python manage.py schedule_run   (toolkit schedule:run; --list, --once)
+
+``services.scheduler()`` returns the configured adapter (``embedded``: a loop in this
+process); the job dispatcher is injected in code, never configured. Importing this
+package imports no Django and no croniter.
 """
+
+from __future__ import annotations
+
+from .base import Fired, InvalidScheduleError, Schedule, Scheduler
+from .discovery import discover_schedules, resolve_job
+
+__all__ = [
+    "Fired",
+    "InvalidScheduleError",
+    "Schedule",
+    "Scheduler",
+    "discover_schedules",
+    "resolve_job",
+]

@@ -1,0 +1,1 @@
+"""An installed app with a ``schedules`` module, for the autodiscovery test."""

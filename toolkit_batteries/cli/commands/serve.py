@@ -1,0 +1,64 @@
+"""``toolkit serve``: the project on gunicorn, 0.0.0.0:8080 by default.
+
+The same code as ``python manage.py serve``
+(:mod:`toolkit_batteries.management.commands.serve`): gunicorn runs in this process on
+``settings.WSGI_APPLICATION``, configured by ``<project>/gunicorn.conf.py`` when it
+exists; SIGTERM or SIGINT stops it gracefully and the command exits 0.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+from toolkit_batteries.cli.output import CliError, Output, Result
+from toolkit_batteries.cli.parser import CommandParser
+from toolkit_batteries.cli.project import require_project, setup_django
+
+DESCRIPTION = """\
+Serve the project with gunicorn (the `serve` extra), in this process, on the WSGI
+application named by settings.WSGI_APPLICATION. Listens on 0.0.0.0:8080 unless
+<project>/gunicorn.conf.py binds elsewhere; --host and --port win when given.
+SIGTERM or Ctrl-C stops it gracefully (exit 0). Also: python manage.py serve."""
+
+EPILOG = """\
+examples:
+  toolkit serve
+  toolkit serve --host 127.0.0.1 --port 9000 --workers 4"""
+
+BREADCRUMBS = ["toolkit doctor", "toolkit routes"]
+
+
+def configure(parser: CommandParser) -> None:
+    """Add ``--host``, ``--port``, ``--workers`` and ``--reload`` (the management command's)."""
+    from toolkit_batteries.management.commands.serve import add_flags
+
+    add_flags(parser)
+
+
+def run(args: Namespace, out: Output) -> Result:
+    """Find the project, set Django up and run gunicorn until a signal stops it."""
+    project = require_project("serve")
+    try:
+        import gunicorn  # noqa: F401
+    except ImportError:
+        raise CliError(
+            'gunicorn is not installed (the "serve" extra)',
+            hint='pip install "django-toolkit[serve]"',
+        ) from None
+    setup_django(project)
+    from toolkit_batteries.management.commands.serve import ServeError, project_name, serve
+
+    name = project_name()
+    try:
+        serve(
+            root=project.root,
+            project=name,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            reload=args.reload,
+            say=out.err,
+        )
+    except ServeError as exc:
+        raise CliError(str(exc), exit_code=exc.exit_code, hint=exc.hint) from None
+    return Result(data={"project": name, "stopped": True})

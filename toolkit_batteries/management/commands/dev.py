@@ -1,0 +1,266 @@
+"""``manage.py dev``: the development server, recompiling the schema as it changes.
+
+::
+
+    python manage.py dev                       # 127.0.0.1:8000   (toolkit dev is the same)
+    python manage.py dev --host 0.0.0.0 --port 8001
+
+1. The schema is compiled once (as ``compile_schema``). The compile is advisory: on a
+   failure the diagnostics are printed and the server starts anyway.
+2. Django's ``runserver`` starts with its autoreloader: the first process only restarts
+   the second, which serves and watches the project's Python code.
+3. In that serving process a thread polls ``schema/**/*.toolkit`` (every 250 ms; a change
+   must settle for 250 ms before it counts). On a change it recompiles: success writes
+   the generated files and restarts the server; failure prints the diagnostics and leaves
+   the running server as it was.
+
+A compile that writes a migration does not apply it: run ``migrate`` (runserver lists
+unapplied migrations at each start). Development only: runserver is not a production
+server (use ``serve``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from .serve import port_number
+
+__all__ = [
+    "DEBOUNCE",
+    "POLL_INTERVAL",
+    "SchemaWatcher",
+    "Target",
+    "add_flags",
+    "compile_schema",
+    "run_dev",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+#: Seconds between two looks at the schema files.
+POLL_INTERVAL = 0.25
+#: Seconds a change must stay still before it is compiled.
+DEBOUNCE = 0.25
+#: Set by Django's autoreloader in the process that serves.
+RELOADER_CHILD = "RUN_MAIN"
+WATCHING = "toolkit dev: watching schema/ and the project's code for changes (Ctrl-C to stop)"
+
+Say = Callable[[str], None]
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """Add ``--host`` and ``--port`` (shared with ``toolkit dev``)."""
+    parser.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})"
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=DEFAULT_PORT,
+        help=f"port to bind (default {DEFAULT_PORT})",
+    )
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the schema compiles to: the schema directory and the API app."""
+
+    schema_dir: Path
+    app_dir: Path
+    label: str
+    module: str
+    base_dir: Path
+
+
+def find_target() -> Target | str:
+    """Return the compile target, or why there is none (no app, no schema directory)."""
+    from django.apps import apps
+    from django.conf import settings
+
+    label = getattr(settings, "TOOLKIT_CODEGEN_APP", None) or "api"
+    try:
+        app = apps.get_app_config(label)
+    except LookupError:
+        return f'no installed app "{label}" to compile into (TOOLKIT_CODEGEN_APP)'
+    base_dir = Path(getattr(settings, "BASE_DIR", None) or os.getcwd())
+    schema_dir = base_dir / "schema"
+    if not schema_dir.is_dir():
+        return f"no schema directory at {schema_dir}"
+    return Target(schema_dir, Path(app.path), app.label, app.name, base_dir)
+
+
+def compile_schema(target: Target, say: Say, err: Say) -> bool | None:
+    """Compile the schema; ``None`` on errors, else whether any file was written."""
+    from toolkit_batteries.codegen.project import plan
+
+    result = plan(
+        target.schema_dir, target.app_dir, target.label, target.module, base_dir=target.base_dir
+    )
+    for diagnostic in result.diagnostics:
+        err(str(diagnostic))
+    if not result.ok:
+        errors = sum(1 for d in result.diagnostics if d.severity == "error")
+        err(f"toolkit dev: the schema has {errors} error(s); nothing was written")
+        return None
+    written = result.write()
+    for change in written:
+        say(f"toolkit dev: {change.action} {_shown(change.path, target.base_dir)}")
+    if any(c.path.parent.name == "migrations" and c.path.name != "__init__.py" for c in written):
+        say("toolkit dev: a new migration was written; apply it with `python manage.py migrate`")
+    return bool(written)
+
+
+def _shown(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+class SchemaWatcher(threading.Thread):
+    """Poll the schema files; call ``on_change`` once a change has settled."""
+
+    def __init__(
+        self,
+        schema_dir: Path,
+        on_change: Callable[[], None],
+        *,
+        interval: float = POLL_INTERVAL,
+        debounce: float = DEBOUNCE,
+    ) -> None:
+        super().__init__(name="toolkit-dev-schema-watcher", daemon=True)
+        self.schema_dir = schema_dir
+        self.on_change = on_change
+        self.interval = interval
+        self.debounce = debounce
+        self.stopping = threading.Event()
+
+    def snapshot(self) -> dict[str, tuple[int, int]]:
+        """Return every schema file (dot directories skipped) with its mtime and size."""
+        found: dict[str, tuple[int, int]] = {}
+        for path in self.schema_dir.rglob("*.toolkit"):
+            relative = path.relative_to(self.schema_dir)
+            if any(part.startswith(".") for part in relative.parts):
+                continue
+            try:
+                stat = path.stat()
+            except OSError:  # deleted between the listing and the stat
+                continue
+            found[str(relative)] = (stat.st_mtime_ns, stat.st_size)
+        return found
+
+    def run(self) -> None:
+        """Watch until :meth:`stop`."""
+        last = self.snapshot()
+        while not self.stopping.wait(self.interval):
+            current = self.snapshot()
+            if current == last:
+                continue
+            while True:  # debounce: the change must hold still for `debounce` seconds
+                if self.stopping.wait(self.debounce):
+                    return
+                settled = self.snapshot()
+                if settled == current:
+                    break
+                current = settled
+            last = current
+            try:
+                self.on_change()
+            except Exception as exc:  # the watcher outlives a failing compile
+                message = f"toolkit dev: the compile crashed ({type(exc).__name__}: {exc})"
+                print(message, file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        """Stop polling."""
+        self.stopping.set()
+
+
+def _restart_server(signum: int, frame: Any) -> None:
+    """Exit the serving process with runserver's "restart me" status (3)."""
+    from django.utils import autoreload
+
+    autoreload.trigger_reload("schema")
+
+
+def _start_watcher(target: Target, say: Say, err: Say) -> SchemaWatcher:
+    """In the serving process: recompile on schema changes, restart on success."""
+    main = threading.main_thread()
+    signal.signal(signal.SIGUSR1, _restart_server)
+
+    def on_change() -> None:
+        say("toolkit dev: the schema changed; compiling")
+        wrote = compile_schema(target, say, err)
+        if wrote is None:
+            err("toolkit dev: the server keeps running the last good version")
+        elif wrote:
+            say("toolkit dev: compiled; restarting the server")
+            signal.pthread_kill(main.ident or 0, signal.SIGUSR1)
+        else:
+            say("toolkit dev: compiled; nothing changed")
+
+    watcher = SchemaWatcher(target.schema_dir, on_change)
+    watcher.start()
+    return watcher
+
+
+def run_dev(*, host: str, port: int, say: Say, err: Say) -> None:
+    """Compile, then run runserver with its reloader (this function re-runs in the child).
+
+    Django's reloader raises ``SystemExit``: 3 in the serving process to be restarted,
+    the serving process's status in the first one (0 after SIGTERM or Ctrl-C).
+    """
+    from django.core.management import call_command
+
+    target = find_target()
+    if os.environ.get(RELOADER_CHILD) != "true":
+        if isinstance(target, Target):
+            compile_schema(target, say, err)
+        else:
+            err(f"toolkit dev: not compiling the schema: {target}")
+        say(WATCHING)
+    elif isinstance(target, Target):
+        _start_watcher(target, say, err)
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    call_command("runserver", address, use_reloader=True)
+
+
+class Command(BaseCommand):
+    """Run the development server with schema recompiles."""
+
+    help = (
+        "Development server: compile the schema, run runserver with its reloader, and "
+        "recompile on schema/**/*.toolkit changes (restarting on success)."
+    )
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Add ``--host`` and ``--port``."""
+        add_flags(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Run until Ctrl-C or SIGTERM."""
+
+        def say(line: str) -> None:
+            self.stdout.write(line)
+            self.stdout.flush()
+
+        def err(line: str) -> None:
+            self.stderr.write(line, style_func=None)
+            self.stderr.flush()
+
+        try:
+            run_dev(host=options["host"], port=options["port"], say=say, err=err)
+        except SystemExit as exc:
+            if os.environ.get(RELOADER_CHILD) == "true" or exc.code in (0, None):
+                raise
+            raise CommandError(f"the development server exited with status {exc.code}") from None

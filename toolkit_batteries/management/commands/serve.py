@@ -1,0 +1,298 @@
+"""``manage.py serve``: the project on gunicorn, in this process (``toolkit serve`` too).
+
+::
+
+    python manage.py serve                          # 0.0.0.0:8080
+    python manage.py serve --host 127.0.0.1 --port 9000 --workers 4
+    python manage.py serve --reload                 # restart workers on code changes
+
+gunicorn runs through its ``BaseApplication`` API (no shell, no second interpreter) on
+``settings.WSGI_APPLICATION``. When ``<BASE_DIR>/gunicorn.conf.py`` exists (``toolkit
+generate server`` writes one) it is gunicorn's configuration (its ``wsgi_app``, when set,
+wins over the setting), and ``--host``/``--port``/``--workers`` override it only when
+given. SIGTERM or SIGINT stops gracefully: workers finish their requests and the command
+exits 0. The access log is on by default and, like gunicorn's ``-`` for it, written to
+stderr (stdout stays free for ``--json``) unless the file sets a ``logger_class``;
+gunicorn's control socket (a fixed path per user in gunicorn 24+) is disabled unless
+configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+__all__ = ["CONFIG_FILE", "DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "add_flags", "serve"]
+
+#: A production server listens on every interface.
+DEFAULT_HOST = "0.0.0.0"
+DEFAULT_PORT = 8080
+#: The gunicorn configuration file looked for in the project root.
+CONFIG_FILE = "gunicorn.conf.py"
+EXIT_INVALID = 3
+
+
+class ServeError(Exception):
+    """The server could not start or stopped on a failure (exit code ``exit_code``)."""
+
+    def __init__(self, message: str, exit_code: int = 1, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.hint = hint
+
+
+def port_number(text: str) -> int:
+    """Parse ``--port``: 1 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError("must be between 1 and 65535")
+    return value
+
+
+def positive(text: str) -> int:
+    """Parse ``--workers``: at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the serve flags (shared with ``toolkit serve``)."""
+    parser.add_argument(
+        "--host",
+        default=None,
+        help=f"address to bind (default {DEFAULT_HOST}, or the bind of {CONFIG_FILE})",
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=None,
+        help=f"port to bind (default {DEFAULT_PORT}, or the bind of {CONFIG_FILE})",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive,
+        default=None,
+        metavar="N",
+        help=f"worker processes (default: {CONFIG_FILE}, WEB_CONCURRENCY, else 1)",
+    )
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="restart workers when code changes (development; off by default)",
+    )
+
+
+def _split_bind(bind: str) -> tuple[str | None, int | None]:
+    """Return (host, port) of a ``host:port`` bind; ``(None, None)`` for a unix socket."""
+    if bind.startswith(("unix:", "fd://")):
+        return None, None
+    host, sep, port = bind.rpartition(":")
+    if not sep:
+        return bind, None
+    try:
+        return host.strip("[]") or None, int(port)
+    except ValueError:
+        return None, None
+
+
+def _bind(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _url(bind: str) -> str:
+    if bind.startswith(("unix:", "fd://")):
+        return bind
+    return f"http://{bind}/"
+
+
+def _stderr_logger_class() -> type:
+    """gunicorn's logger with the access log on stderr ("-" means stdout in gunicorn)."""
+    from gunicorn.glogging import Logger
+
+    class StderrAccessLogger(Logger):
+        def _set_handler(self, log: Any, output: Any, fmt: Any, stream: Any = None) -> None:
+            if log is self.access_log:
+                stream = sys.stderr
+            super()._set_handler(log, output, fmt, stream=stream)
+
+    return StderrAccessLogger
+
+
+def _application_class() -> type:
+    from gunicorn.app.base import Application
+
+    class ProjectServer(Application):
+        """gunicorn on one WSGI callable, configured from a file and keyword overrides."""
+
+        def __init__(
+            self,
+            wsgi_path: str,
+            config_file: Path | None,
+            overrides: Callable[[dict[str, Any]], dict[str, Any]],
+        ) -> None:
+            self.wsgi_path = wsgi_path
+            self.config_file = config_file
+            self.overrides = overrides
+            self.file_settings: dict[str, Any] = {}
+            super().__init__(prog="toolkit serve")
+
+        def init(self, parser: Any, opts: Any, args: Any) -> None:
+            return None
+
+        def load_config(self) -> None:
+            if self.config_file is not None:
+                loaded = self.load_config_from_file(str(self.config_file))
+                self.file_settings = {
+                    k: v for k, v in loaded.items() if k.lower() in self.cfg.settings
+                }
+            for key, value in self.overrides(self.file_settings).items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            if getattr(self.cfg, "wsgi_app", None):  # the configuration file named one
+                from gunicorn.util import import_app
+
+                return import_app(self.cfg.wsgi_app)
+            from django.utils.module_loading import import_string
+
+            return import_string(self.wsgi_path)
+
+    return ProjectServer
+
+
+def serve(
+    *,
+    root: Path,
+    project: str,
+    host: str | None = None,
+    port: int | None = None,
+    workers: int | None = None,
+    reload: bool = False,
+    say: Callable[[str], None],
+) -> None:
+    """Run gunicorn on the project until a signal stops it; raise :class:`ServeError`."""
+    try:
+        import gunicorn  # noqa: F401
+    except ImportError:
+        raise ServeError(
+            'gunicorn is not installed: pip install "django-toolkit[serve]"',
+            hint='install the serve extra: pip install "django-toolkit[serve]"',
+        ) from None
+    from django.conf import settings
+
+    wsgi_path = getattr(settings, "WSGI_APPLICATION", None)
+    if not wsgi_path:
+        raise ServeError("settings.WSGI_APPLICATION is not set", EXIT_INVALID)
+    config_file = root / CONFIG_FILE
+    chosen: dict[str, str] = {}
+
+    def overrides(from_file: dict[str, Any]) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        file_bind = from_file.get("bind")
+        first = file_bind[0] if isinstance(file_bind, list | tuple) and file_bind else file_bind
+        if host is not None or port is not None or not first:
+            file_host, file_port = _split_bind(str(first)) if first else (None, None)
+            values["bind"] = [
+                _bind(host or file_host or DEFAULT_HOST, port or file_port or DEFAULT_PORT)
+            ]
+        chosen["bind"] = values["bind"][0] if "bind" in values else str(first)
+        if workers is not None:
+            values["workers"] = workers
+        if reload:
+            values["reload"] = True
+        if "accesslog" not in from_file:
+            values["accesslog"] = "-"
+        if "logger_class" not in from_file:
+            values["logger_class"] = _stderr_logger_class()
+        if "proc_name" not in from_file:
+            values["proc_name"] = project
+        if not any(key.startswith("control_socket") for key in from_file):
+            values["control_socket_disable"] = True
+        return {k: v for k, v in values.items() if k in _known_settings()}
+
+    try:
+        server = _application_class()(
+            wsgi_path, config_file if config_file.is_file() else None, overrides
+        )
+    except SystemExit:
+        raise ServeError(
+            f"invalid gunicorn configuration (see {CONFIG_FILE} and the message above)",
+            EXIT_INVALID,
+        ) from None
+    say(f"serving {project} on {_url(chosen['bind'])} (SIGTERM or Ctrl-C stops it)")
+    master = os.getpid()
+    try:
+        server.run()
+    except SystemExit as exc:
+        if os.getpid() != master:
+            raise  # a forked worker ending: it must exit here, not run the caller's code
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if code:
+            raise ServeError(f"gunicorn stopped with status {code} (see its log above)") from None
+
+
+def _known_settings() -> set[str]:
+    from gunicorn.config import KNOWN_SETTINGS
+
+    return {setting.name for setting in KNOWN_SETTINGS}
+
+
+def project_name() -> str:
+    """Return the project's name: the package holding its settings module."""
+    from django.conf import settings
+
+    module = settings.SETTINGS_MODULE or ""
+    return module.split(".")[0] or Path.cwd().name
+
+
+def project_root() -> Path:
+    """Return ``settings.BASE_DIR`` (the template's project root), else the current directory."""
+    from django.conf import settings
+
+    base = getattr(settings, "BASE_DIR", None)
+    return Path(base) if base else Path(os.getcwd())
+
+
+class Command(BaseCommand):
+    """Serve the project with gunicorn."""
+
+    help = "Serve the project with gunicorn (0.0.0.0:8080); SIGTERM or Ctrl-C stops it."
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Add ``--host``, ``--port``, ``--workers`` and ``--reload``."""
+        add_flags(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Run gunicorn until stopped."""
+
+        def say(line: str) -> None:
+            self.stderr.write(line, style_func=None)
+            self.stderr.flush()
+
+        try:
+            serve(
+                root=project_root(),
+                project=project_name(),
+                host=options["host"],
+                port=options["port"],
+                workers=options["workers"],
+                reload=options["reload"],
+                say=say,
+            )
+        except ServeError as exc:
+            raise CommandError(str(exc), returncode=exc.exit_code) from None

@@ -1,0 +1,353 @@
+"""The ``embedded`` adapter: a cron loop inside this process, dispatching queue jobs.
+
+How a slot fires (one-minute resolution):
+
+* The loop wakes at every minute boundary (and at least every ``tick`` seconds, so a
+  clock jump is noticed), takes the slot of the current minute and fires every entry
+  whose cron matches it, **at most once per slot**: each entry remembers the last slot
+  it was checked at, and a later check at the same or an earlier slot (a clock set
+  back) fires nothing.
+* **Missed slots** (the process was suspended, a tick ran long): with the default
+  ``missed="latest"`` an entry whose cron matched one or more slots since its last
+  check fires **once**, for the latest of them; thousands of missed runs never queue
+  up. ``missed="skip"`` drops them: an entry fires only when the current slot matches.
+* A loop started mid-minute begins with the next boundary (the current minute may have
+  fired already in the process that just stopped). :meth:`run_pending` called on a
+  fresh scheduler (``schedule:run --once``, run every minute by system cron) fires the
+  entries that match the current minute.
+* Cron is evaluated in the scheduler's time zone (``settings.TIME_ZONE`` when Django is
+  configured, UTC otherwise) or the entry's own ``tz``; slots are reported in it.
+* Time comes from :attr:`EmbeddedScheduler.clock` (an aware ``datetime``), so tests move
+  time instead of waiting for it.
+
+A dispatch that fails (an unknown job, an unreachable queue) is logged and reported in
+its :class:`~toolkit_batteries.scheduler.base.Fired` record; the loop goes on. The
+schedule is per process: run one scheduler process (or use ``--once`` from one cron).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
+from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.redaction import redact_string
+
+from ..base import Fired, InvalidScheduleError, Schedule, Scheduler, job_name
+
+try:
+    from croniter import CroniterBadDateError, croniter
+except ImportError:  # pragma: no cover - exercised only without the extra
+    raise MissingExtraError("scheduler", "embedded", "scheduler", "croniter") from None
+
+__all__ = ["DEFAULT_TICK", "EmbeddedScheduler", "floor_minute"]
+
+logger = logging.getLogger("toolkit.scheduler")
+
+#: Longest sleep of the loop between two looks at the clock, in seconds.
+DEFAULT_TICK = 1.0
+_ONE_SECOND = timedelta(seconds=1)
+
+Missed = Literal["latest", "skip"]
+
+
+def floor_minute(moment: datetime) -> datetime:
+    """Return the start (UTC) of the minute holding the aware datetime ``moment``."""
+    if moment.tzinfo is None:
+        raise ValueError("the scheduler needs timezone-aware datetimes")
+    return moment.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _zone(name: str | tzinfo | None, *, where: str) -> tzinfo:
+    if name is None or name == "":
+        return UTC
+    if isinstance(name, tzinfo):
+        return name
+    try:
+        return ZoneInfo(str(name))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidScheduleError(f"{where}: unknown time zone {name!r}") from None
+
+
+@dataclass
+class _Entry:
+    schedule: Schedule
+    zone: tzinfo
+    #: The last slot (UTC) this entry was checked at; ``None`` before the first check.
+    since: datetime | None = None
+
+    def local(self, slot: datetime) -> datetime:
+        return slot.astimezone(self.zone)
+
+    def matches(self, slot: datetime) -> bool:
+        return bool(croniter.match(self.schedule.cron, self.local(slot)))
+
+    def latest(self, slot: datetime) -> datetime | None:
+        """Return the last fire time at or before ``slot`` (UTC), or ``None``."""
+        try:
+            found = croniter(self.schedule.cron, self.local(slot) + _ONE_SECOND).get_prev(datetime)
+        except CroniterBadDateError:
+            return None
+        return found.astimezone(UTC)
+
+
+class EmbeddedScheduler(Scheduler):
+    """Cron entries evaluated in this process; due ones go to the job dispatcher."""
+
+    adapter_name = "embedded"
+
+    def __init__(
+        self,
+        *,
+        dispatcher: Any = None,
+        timezone: str | tzinfo | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+        tick: float = DEFAULT_TICK,
+        missed: Missed = "latest",
+        close_timeout: float = 5.0,
+        on_fire: Callable[[Fired], None] | None = None,
+        instance: str = "default",
+    ) -> None:
+        """Create an empty scheduler.
+
+        ``dispatcher`` is an object with ``dispatch(job, args, kwargs)`` (the queue jobs'
+        :class:`~toolkit_batteries.queue.jobs.Dispatcher`); ``None`` uses the process's
+        dispatcher at each fire. ``on_fire`` is called with every :class:`Fired` record
+        of the loop.
+        """
+        if missed not in ("latest", "skip"):
+            raise ValueError('missed must be "latest" or "skip"')
+        if tick <= 0:
+            raise ValueError("tick must be positive")
+        self.instance = instance
+        self.dispatcher = dispatcher
+        self.timezone = _zone(timezone, where=f"scheduler.{instance}")
+        #: Returns the current time (aware); replace it in tests.
+        self.clock = clock
+        self.tick = float(tick)
+        self.missed: Missed = missed
+        self.close_timeout = close_timeout
+        self.on_fire = on_fire
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._lock: Any = threading.RLock()
+        self._stopping = threading.Event()
+        self._running = False
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> EmbeddedScheduler:
+        """Open an empty scheduler in the project's time zone."""
+        timeout = ctx.options.close_timeout
+        return cls(
+            timezone=_settings_time_zone(),
+            close_timeout=timeout.total_seconds() if timeout else 5.0,
+            instance=ctx.instance,
+        )
+
+    # ------------------------------------------------------------------ entries
+
+    def add(self, schedule: Schedule, *, replace: bool = False) -> None:
+        """Register ``schedule`` after checking its cron and time zone."""
+        if not isinstance(schedule, Schedule):
+            raise TypeError("add() takes a Schedule")
+        where = f'schedule "{schedule.name}"'
+        zone = _zone(schedule.tz, where=where) if schedule.tz else self.timezone
+        if not croniter.is_valid(schedule.cron):
+            raise InvalidScheduleError(f"{where}: invalid cron expression {schedule.cron!r}")
+        entry = _Entry(schedule, zone)
+        try:
+            croniter(schedule.cron, entry.local(floor_minute(_utc_now()))).get_next(datetime)
+        except CroniterBadDateError:
+            raise InvalidScheduleError(
+                f"{where}: cron {schedule.cron!r} never matches a date"
+            ) from None
+        with self._lock:
+            if schedule.name in self._entries and not replace:
+                raise InvalidScheduleError(f"{where} is already registered")
+            if self._running:
+                entry.since = floor_minute(self.clock())
+            self._entries[schedule.name] = entry
+
+    def remove(self, name: str) -> bool:
+        """Forget the entry ``name``; tell whether there was one."""
+        with self._lock:
+            return self._entries.pop(name, None) is not None
+
+    def entries(self) -> list[Schedule]:
+        """Return the registered schedules, in registration order."""
+        with self._lock:
+            return [entry.schedule for entry in self._entries.values()]
+
+    def zone_of(self, name: str) -> tzinfo:
+        """Return the time zone the entry ``name`` is evaluated in."""
+        with self._lock:
+            return self._entry(name).zone
+
+    def next_run(self, name: str, after: datetime | None = None) -> datetime:
+        """Return the first slot of ``name`` strictly after ``after``, in its time zone."""
+        with self._lock:
+            entry = self._entry(name)
+        start = entry.local(after if after is not None else self.clock())
+        return croniter(entry.schedule.cron, start).get_next(datetime)
+
+    def _entry(self, name: str) -> _Entry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise KeyError(f'no schedule named "{name}"') from None
+
+    # ------------------------------------------------------------------ firing
+
+    def _due_slot(self, entry: _Entry, slot: datetime) -> datetime | None:
+        """Return the slot ``entry`` fires for at ``slot`` (a missed one, maybe), or None."""
+        since = entry.since
+        if since is not None and slot <= since:
+            return None
+        if since is None or self.missed == "skip":
+            return slot if entry.matches(slot) else None
+        latest = entry.latest(slot)
+        return latest if latest is not None and latest > since else None
+
+    def due(self, now: datetime | None = None) -> list[Schedule]:
+        """Return the entries :meth:`run_pending` would fire at ``now``; change nothing."""
+        slot = floor_minute(now if now is not None else self.clock())
+        with self._lock:
+            return [
+                e.schedule for e in self._entries.values() if self._due_slot(e, slot) is not None
+            ]
+
+    def run_pending(self, now: datetime | None = None) -> list[Fired]:
+        """Fire every entry due at ``now`` (default: the clock) once; return the records."""
+        slot = floor_minute(now if now is not None else self.clock())
+        with self._lock:
+            due: list[tuple[_Entry, datetime]] = []
+            for entry in self._entries.values():
+                fires_for = self._due_slot(entry, slot)
+                if fires_for is not None:
+                    due.append((entry, fires_for))
+                if entry.since is None or slot > entry.since:
+                    entry.since = slot
+        return [self._fire(entry, fires_for) for entry, fires_for in due]
+
+    def _fire(self, entry: _Entry, slot: datetime) -> Fired:
+        schedule = entry.schedule
+        when = entry.local(slot)
+        try:
+            from ..discovery import resolve_job
+
+            job = resolve_job(schedule.job)
+            ident = self._dispatcher().dispatch(job, schedule.args, schedule.kwargs)
+        except Exception as exc:  # one failing entry must not stop the others
+            reason = f"{type(exc).__name__}: {redact_string(str(exc))}"
+            logger.error("scheduler: %s: dispatch failed: %s", schedule.name, reason)
+            unreachable = isinstance(exc, ServiceUnavailableError)
+            return Fired(
+                schedule.name, schedule.job_name, when, error=reason, unreachable=unreachable
+            )
+        logger.info("scheduler: %s: dispatched %s (id %s)", schedule.name, job_name(job), ident)
+        return Fired(schedule.name, job_name(job), when, id=str(ident))
+
+    def _dispatcher(self) -> Any:
+        if self.dispatcher is not None:
+            return self.dispatcher
+        from toolkit_batteries.queue.jobs import dispatcher
+
+        return dispatcher()
+
+    # ------------------------------------------------------------------ the loop
+
+    @property
+    def running(self) -> bool:
+        """Tell whether the loop is running."""
+        return self._running
+
+    def run(self) -> None:
+        """Run the loop in this thread until :meth:`stop` (from a signal or a thread).
+
+        A :meth:`stop` that comes before the loop starts (a signal during start-up)
+        still ends it at once.
+        """
+        lock = self._lock  # close() may swap it while the loop winds down
+        with lock:
+            if self._running:
+                raise RuntimeError("the scheduler loop is already running")
+            self._running = True
+            start = floor_minute(self.clock())
+            for entry in self._entries.values():
+                if entry.since is None:
+                    entry.since = start
+        try:
+            while not self._stopping.is_set():
+                try:
+                    fired = self.run_pending()
+                except Exception:  # keep the loop alive; the next tick tries again
+                    logger.exception("scheduler: tick failed")
+                    fired = []
+                for record in fired:
+                    if self.on_fire is not None:
+                        self.on_fire(record)
+                self._stopping.wait(self._pause())
+        finally:
+            with lock:
+                self._running = False
+            self._stopping.clear()  # a later run() or start() begins afresh
+
+    def _pause(self) -> float:
+        """Sleep until just after the next minute boundary, at most ``tick`` seconds."""
+        now = self.clock()
+        boundary = floor_minute(now) + timedelta(minutes=1)
+        until = (boundary - now.astimezone(UTC)).total_seconds() + 0.001
+        return max(0.001, min(self.tick, until))
+
+    def start(self) -> None:
+        """Run the loop on a daemon thread; :meth:`stop` or :meth:`close` ends it."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(
+            target=self.run, name=f"toolkit-scheduler.{self.instance}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Ask the loop to stop; wait for the background thread up to ``timeout`` seconds."""
+        self._stopping.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(self.close_timeout if timeout is None else timeout)
+            if not thread.is_alive():
+                self._thread = None
+
+    def close(self) -> None:
+        """Stop the loop and forget the entries; later calls raise ServiceUnavailableError."""
+        if isinstance(self._lock, ClosedResource):
+            return
+        self.stop()
+        with self._lock:
+            self._entries.clear()
+        self._lock = ClosedResource(self.service_name, self.instance)
+
+    def __repr__(self) -> str:
+        return f"<EmbeddedScheduler scheduler.{self.instance}, {len(self._entries)} entries>"
+
+
+def _settings_time_zone() -> str | None:
+    """Return ``settings.TIME_ZONE`` when Django is configured, else ``None`` (UTC)."""
+    try:
+        from django.conf import settings
+    except ImportError:  # pragma: no cover - Django is a dependency
+        return None
+    if not settings.configured:
+        return None
+    return getattr(settings, "TIME_ZONE", None) or None

@@ -1,0 +1,75 @@
+"""``manage.py schedule_run``: run the cron schedules (``toolkit schedule:run`` is the same).
+
+::
+
+    python manage.py schedule_run             # the loop; SIGTERM or Ctrl-C stops it (exit 0)
+    python manage.py schedule_run --list      # every schedule and its next run
+    python manage.py schedule_run --once      # fire what is due this minute, then exit
+    python manage.py schedule_run --tick 5    # look at the clock at least every 5 s
+
+Schedules come from ``<app>/schedules.py`` (``SCHEDULES``) of every installed app and
+the ``TOOLKIT_SCHEDULES`` setting; due ones are dispatched as queue jobs, which
+``queue_work`` runs. Exit codes follow the CLI contract: 0 done, 1 a dispatch failed
+(``--once``), 2 bad flags, 3 invalid configuration or schedule, 5 queue unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+def positive_seconds(text: str) -> float:
+    """Parse ``--tick``: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the command's flags (shared with ``toolkit schedule:run``)."""
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--once", action="store_true", help="fire the schedules due this minute, then exit"
+    )
+    mode.add_argument(
+        "--list", action="store_true", help="print every schedule with its next run, then exit"
+    )
+    parser.add_argument(
+        "--tick",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="longest sleep between two looks at the clock (default 1; the loop also "
+        "wakes at every minute boundary)",
+    )
+
+
+class Command(BaseCommand):
+    """Run the scheduler."""
+
+    help = "Dispatch the project's cron schedules as queue jobs (--list, --once, or a loop)."
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Add ``--once``, ``--list`` and ``--tick``."""
+        add_flags(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Run the shared runner, mapping its failures to the CLI's exit codes."""
+        from toolkit_batteries.scheduler.runner import RunError, execute
+
+        def say(line: str) -> None:
+            self.stdout.write(line)
+            self.stdout.flush()
+
+        try:
+            execute(say, list_only=options["list"], once=options["once"], tick=options["tick"])
+        except RunError as exc:
+            raise CommandError(str(exc), returncode=exc.exit_code) from None
