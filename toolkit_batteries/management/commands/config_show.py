@@ -1,0 +1,54 @@
+"""``manage.py config_show [--service NAME] [--format text|json]``: ``toolkit config show``.
+
+Prints this project's resolved configuration (``settings.TOOLKIT`` plus the environment)
+through :meth:`~toolkit_batteries.core.config.Config.redacted_services`, the only display
+path, so no secret is printed. A configuration that does not load exits 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+EXIT_INVALID = 3
+
+
+class Command(BaseCommand):
+    """Show the resolved configuration, redacted."""
+
+    help = "Show the resolved toolkit configuration (settings.TOOLKIT + environment), redacted."
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Add ``--service`` and ``--format``."""
+        parser.add_argument("--service", action="append", default=None, help="only this service")
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Load, redact and print."""
+        from django.conf import settings
+
+        from toolkit_batteries.cli.commands.config import render_text, select
+        from toolkit_batteries.cli.output import CliError
+        from toolkit_batteries.core.config import Config
+        from toolkit_batteries.core.errors import ConfigurationError
+
+        try:
+            config = Config.load(getattr(settings, "TOOLKIT", None) or {}, os.environ)
+        except ConfigurationError as exc:
+            raise CommandError(f"invalid configuration: {exc}", returncode=EXIT_INVALID) from None
+        mapping = config.redacted_services()
+        if not options["service"] and not mapping.get("plugins"):
+            mapping.pop("plugins", None)
+        try:
+            mapping = select(mapping, options["service"])
+        except CliError as exc:
+            raise CommandError(str(exc), returncode=exc.exit_code) from None
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(mapping, indent=2, ensure_ascii=False, default=str))
+        else:
+            for line in render_text(mapping):
+                self.stdout.write(line)
