@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main job (`make demo`): render project_template into a fresh project, compile its
-# schema (schema/app.toolkit -> api/generated/ and api/migrations/), migrate it, check it,
-# and serve it with gunicorn on the embedded defaults (SQLite file, standard
-# logging): no external service is needed.
+# The main job (`make demo`): the path a new user takes, through the `toolkit` program only:
+#   toolkit new <name> --dir <dir>   render project_template into a fresh project
+#   toolkit compile                  schema/app.toolkit -> api/generated/ and api/migrations/
+#   toolkit db migrate               apply the migrations to the project's SQLite file
+#   toolkit doctor --strict          open every configured service
+#   toolkit serve                    gunicorn on the embedded defaults (SQLite file, standard
+#                                    logging): no external service is needed
 #
 # Environment:
 #   PORT          port to serve on (default 8080)
@@ -33,18 +36,18 @@ die() { echo "demo: ERROR: $*" >&2; exit 1; }
 
 [[ -x "$VENV/bin/python" ]] || die "no virtualenv at $VENV; run \`make venv\` (or \`make demo\`)"
 [[ -x "$VENV/bin/gunicorn" ]] || die "gunicorn is not installed in $VENV; install the 'serve' extra"
+TOOLKIT="$VENV/bin/toolkit"
+[[ -x "$TOOLKIT" ]] || die "the toolkit program is not installed in $VENV; run \`make venv\`"
 
 # Re-render from scratch, but never delete a directory this script did not create.
 if [[ -d "$DEMO_DIR" && -n "$(ls -A "$DEMO_DIR")" && ! -e "$DEMO_DIR/$MARKER" ]]; then
     die "$DEMO_DIR exists and was not made by this script; set DEMO_DIR to another path"
 fi
 rm -rf "$DEMO_DIR"
-mkdir -p "$DEMO_DIR"
-touch "$DEMO_DIR/$MARKER"
 
-say "rendering project_template as '$DEMO_NAME' into $DEMO_DIR"
-"$VENV/bin/django-admin" startproject --template="$ROOT/project_template" \
-    --extension=py,toolkit,md "$DEMO_NAME" "$DEMO_DIR"
+say "toolkit new $DEMO_NAME --dir $DEMO_DIR"
+"$TOOLKIT" new "$DEMO_NAME" --dir "$DEMO_DIR"
+touch "$DEMO_DIR/$MARKER"
 
 cd "$DEMO_DIR"
 export DJANGO_ALLOWED_HOSTS="${DJANGO_ALLOWED_HOSTS:-*}"
@@ -53,34 +56,23 @@ if [[ -z "${AUTH__DEFAULT__JWT_SECRET:-}" ]]; then
     export AUTH__DEFAULT__JWT_SECRET
     say "generated a random JWT secret for this run (set AUTH__DEFAULT__JWT_SECRET to keep one)"
 fi
-say "python manage.py compile_schema"
-"$VENV/bin/python" manage.py compile_schema
-say "python manage.py migrate"
-"$VENV/bin/python" manage.py migrate --no-input
-say "python manage.py check"
-"$VENV/bin/python" manage.py check
+say "toolkit compile"
+"$TOOLKIT" compile
+say "toolkit db migrate"
+"$TOOLKIT" db migrate
+say "toolkit doctor --strict"
+"$TOOLKIT" doctor --strict
 
-GUNICORN=(
-    "$VENV/bin/gunicorn" "$DEMO_NAME.wsgi:application"
-    --bind "$HOST:$PORT"
-    --workers "${WEB_CONCURRENCY:-2}"
-    --access-logfile -
-    --graceful-timeout 10
-)
-# Newer gunicorn opens a control socket at one fixed path per user; two servers (the demo
-# and a test run) would fight over it, and the demo has no use for it.
-if "$VENV/bin/gunicorn" --help 2>/dev/null | grep -q -- --no-control-socket; then
-    GUNICORN+=(--no-control-socket)
-fi
+SERVE=("$TOOLKIT" serve --host "$HOST" --port "$PORT" --workers "${WEB_CONCURRENCY:-2}")
 
 if [[ "$SMOKE" != 1 ]]; then
-    say "serving on http://$HOST:$PORT/ (try /healthz); Ctrl-C stops it"
-    exec "${GUNICORN[@]}"
+    say "toolkit serve: http://$HOST:$PORT/ (try /healthz); Ctrl-C stops it"
+    exec "${SERVE[@]}"
 fi
 
-say "smoke: starting gunicorn on $HOST:$PORT"
+say "smoke: starting toolkit serve on $HOST:$PORT"
 # The server's access log goes to stderr, so stdout holds only this script's report.
-"${GUNICORN[@]}" >&2 &
+"${SERVE[@]}" >&2 &
 pid=$!
 trap 'kill -KILL "$pid" 2>/dev/null || true' EXIT
 
@@ -90,17 +82,17 @@ fetch_host="$HOST"
 "$VENV/bin/python" "$ROOT/scripts/smoke_fetch.py" "http://$fetch_host:$PORT" "$pid" 30 /healthz / \
     --accounts --notes || fetch_rc=$?
 
-say "smoke: stopping gunicorn (SIGTERM)"
+say "smoke: stopping toolkit serve (SIGTERM)"
 kill -TERM "$pid" 2>/dev/null || true
 for _ in $(seq 1 150); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
 done
-kill -0 "$pid" 2>/dev/null && die "gunicorn did not exit within 15s of SIGTERM"
+kill -0 "$pid" 2>/dev/null && die "toolkit serve did not exit within 15s of SIGTERM"
 server_rc=0
 wait "$pid" || server_rc=$?
 trap - EXIT
 
 ((fetch_rc == 0)) || die "a smoke request failed (see above)"
-((server_rc == 0)) || die "gunicorn exited with status $server_rc after SIGTERM"
+((server_rc == 0)) || die "toolkit serve exited with status $server_rc after SIGTERM"
 say "smoke: ok (server exited cleanly)"

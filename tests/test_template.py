@@ -275,7 +275,10 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert "[redacted]" in result.stdout and "eyJ" not in result.stdout  # no JWT shown
 
     # The routes compiled from schema/app.toolkit, with the token and without it.
-    assert "demo: python manage.py compile_schema" in result.stdout
+    assert "demo: toolkit new smokeproj" in result.stdout
+    assert "demo: toolkit compile" in result.stdout
+    assert "demo: toolkit db migrate" in result.stdout
+    assert "All 8 services OK" in result.stdout
     assert "create api/migrations/0001_initial.py" in result.stdout
     status, body = posts["/v1/notes"].split(" ", 1)
     note = json.loads(body)
