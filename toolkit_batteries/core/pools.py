@@ -296,6 +296,15 @@ class PoolRegistry:
         self._opened: list[_Entry] = []
         self._closed = False
 
+    def resources_of(self, who: str) -> list[Any]:
+        """Return the pools and clients ``who`` (``"service.instance"``) opened or borrowed.
+
+        ``toolkit doctor`` makes one round trip on each, because an adapter that opens
+        lazily (a Redis client) says nothing about whether its server answers.
+        """
+        with self._lock:
+            return [entry.resource for entry in self._opened if who in entry.borrowers]
+
     # ------------------------------------------------------------------ SQL
 
     def sql(

@@ -116,15 +116,8 @@ def _message(exc: BaseException) -> str:
 
 
 def _borrowed(container: Any, service: str, instance: str) -> list[Any]:
-    """Return the pools and clients ``service.instance`` borrowed from the registry."""
-    registry = container.pools
-    who = f"{service}.{instance}"
-    lock = getattr(registry, "_lock", None)
-    entries = list(getattr(registry, "_opened", ()))
-    if lock is not None:
-        with lock:
-            entries = list(getattr(registry, "_opened", ()))
-    return [entry.resource for entry in entries if who in getattr(entry, "borrowers", ())]
+    """Return the pools and clients ``service.instance`` opened or borrowed."""
+    return container.pools.resources_of(f"{service}.{instance}")
 
 
 def _probe_resource(resource: Any) -> None:
