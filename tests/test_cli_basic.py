@@ -72,20 +72,6 @@ def test_unknown_command_or_flag_is_a_usage_error(arg: str) -> None:
     assert "toolkit --help" in result.stderr
 
 
-def test_help_does_not_import_django() -> None:
-    code = (
-        "import sys\n"
-        "from toolkit_batteries.cli import main\n"
-        "assert main(['--help']) == 0\n"
-        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
-        "print(loaded, file=sys.stderr)\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stderr.strip() == "[]"
-
 
 def test_module_entry_point_matches_script() -> None:
     result = subprocess.run(

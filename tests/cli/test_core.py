@@ -120,3 +120,22 @@ def test_help_imports_neither_django_nor_argparse_nor_the_compiler() -> None:
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr.strip() == "[]"
+
+
+def test_a_reader_that_stops_early_ends_the_program_quietly(tmp_path: Path) -> None:
+    # `config show` writes line by line; `head -n 1` leaves after the first, so the program
+    # meets a closed pipe (whether it does on a given run is a race, hence five runs).
+    script = Path(sys.executable).parent / "toolkit"
+    for _ in range(5):
+        ran = subprocess.run(
+            ["bash", "-c", f"'{script}' config show | head -n 1; exit ${{PIPESTATUS[0]}}"],
+            cwd=tmp_path,
+            env=base_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert ran.stdout.startswith("# configuration")
+        assert (ran.returncode, ran.stderr) == (0, ""), ran.stderr

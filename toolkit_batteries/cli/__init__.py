@@ -131,7 +131,21 @@ def _first_positional(args: list[str]) -> int | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the program with ``argv`` (default ``sys.argv[1:]``) and return its exit code."""
+    """Run the program with ``argv`` (default ``sys.argv[1:]``) and return its exit code.
+
+    A reader that stops early (``toolkit config show | head``) closes the pipe; that ends
+    the program quietly, as it does for ``cat`` or ``ls``, instead of an error report.
+    """
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     flags, args, problem = _peel(list(sys.argv[1:] if argv is None else argv))
     if problem:
         return _fail("", EXIT_USAGE, f"{PROG}: {problem}", flags)
@@ -236,6 +250,8 @@ def _run(info: object, rest: list[str], flags: _Globals) -> int:
     except KeyboardInterrupt:
         out.err(f"{PROG} {name}: interrupted")
         return 130
+    except BrokenPipeError:
+        raise
     except Exception as exc:  # the last line of defence: no traceback
         return _report_crash(name, exc, out)
     if result is None:
