@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from ..nodes import Entity, Enum, Field, Schema, TypeRef
 from . import GENERATED_NOTICE, BackendOptions
 
-__all__ = ["DIALECTS", "generate", "render_ddl"]
+__all__ = ["DIALECTS", "SqlRenderer", "generate", "render_ddl"]
 
 DIALECTS: tuple[str, ...] = ("postgres", "sqlite")
 
@@ -90,7 +90,7 @@ def render_ddl(schema: Schema, dialect: str) -> str:
     """Return the bootstrap DDL of ``schema`` for ``postgres`` or ``sqlite``."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown SQL dialect {dialect!r} (supported: {', '.join(DIALECTS)})")
-    return _Renderer(schema, dialect).render()
+    return SqlRenderer(schema, dialect).render()
 
 
 def quote_ident(name: str) -> str:
@@ -112,8 +112,12 @@ class _ForeignKey:
     on_delete: str
 
 
-class _Renderer:
-    """Renders one dialect; keeps the lookups it needs for the whole schema."""
+class SqlRenderer:
+    """Renders one dialect; keeps the lookups it needs for the whole schema.
+
+    Public because ``toolkit db migrate`` diffs a live database against the same column
+    types this renderer writes, so an added column matches the bootstrap DDL exactly.
+    """
 
     def __init__(self, schema: Schema, dialect: str) -> None:
         self.schema = schema
@@ -217,7 +221,7 @@ class _Renderer:
         # A foreign key naming an undeclared column still needs that column.
         for fk in fks.values():
             if fk.column not in declared:
-                columns.append((fk.column, self._key_type(fk.target), None))
+                columns.append((fk.column, self.key_type(fk.target), None))
         for name, typ, fld in columns:
             fk = fks.get(name)
             inline_fk = fk is not None and (self.dialect == "sqlite" or fk.target.name in created)
@@ -230,7 +234,8 @@ class _Renderer:
         body = ",\n".join(lines)
         return f"CREATE TABLE IF NOT EXISTS {self.table(entity)} (\n{body}\n);\n"
 
-    def _key_type(self, target: Entity) -> TypeRef:
+    def key_type(self, target: Entity) -> TypeRef:
+        """Return the type a foreign key to ``target`` takes (its first primary field's)."""
         keys = target.primary_fields
         if keys:
             return TypeRef(keys[0].type.name, keys[0].pos)
@@ -268,7 +273,7 @@ class _Renderer:
             parts.append(f"DEFAULT {self.default(fld)}")
         if fld is not None and fld.unique and not fld.primary:
             parts.append("UNIQUE")
-        values = self._enum_values(typ)
+        values = self.enum_values(typ)
         if values:
             listed = ", ".join(quote_literal(v) for v in values)
             parts.append(f"CHECK ({quote_ident(name)} IN ({listed}))")
@@ -276,7 +281,8 @@ class _Renderer:
             parts.append(self.references(fk))
         return " ".join(parts)
 
-    def _enum_values(self, typ: TypeRef) -> tuple[str, ...]:
+    def enum_values(self, typ: TypeRef) -> tuple[str, ...]:
+        """Return the allowed values of an enum-typed field (empty for other types)."""
         if typ.is_inline_enum:
             return typ.enum_values
         named = None if typ.is_scalar else self.enums.get(typ.name)

@@ -82,9 +82,9 @@ class DesiredSchema:
 
 def desired_schema(schema: Any, dialect: str) -> DesiredSchema:
     """Describe ``schema`` (a validated ``toolkit_codegen`` Schema) for ``dialect``."""
-    from toolkit_codegen.backends.sql import _Renderer, quote_ident
+    from toolkit_codegen.backends.sql import SqlRenderer, quote_ident
 
-    renderer = _Renderer(schema, dialect)
+    renderer = SqlRenderer(schema, dialect)
     tables: list[DesiredTable] = []
     for entity in renderer.ordered():
         db_schema = renderer.db_schemas[entity.name] if dialect == "postgres" else ""
@@ -94,10 +94,10 @@ def desired_schema(schema: Any, dialect: str) -> DesiredSchema:
         columns: list[tuple[str, Any, Any]] = [(f.name, f.type, f) for f in entity.fields]
         for fk in fks.values():
             if fk.column not in declared:
-                columns.append((fk.column, renderer._key_type(fk.target), None))
+                columns.append((fk.column, renderer.key_type(fk.target), None))
         for name, typ, fld in columns:
             fk = fks.get(name)
-            values = renderer._enum_values(typ)
+            values = renderer.enum_values(typ)
             default = None
             expression = False
             if fld is not None and fld.default is not None:
