@@ -188,3 +188,20 @@ def test_outside_a_project_bad_port_and_help(toolkit: Callable[..., Ran], tmp_pa
     assert ran.returncode == 0
     for flag in ("--host", "--port", "--workers", "--reload", "gunicorn.conf.py"):
         assert flag in ran.stdout
+
+
+def test_asgi_serves_the_asgi_application_on_uvicorn_workers(project: Path) -> None:
+    # The generated gunicorn.conf.py names the WSGI app; --asgi must not load that one.
+    (project / "gunicorn.conf.py").write_text('wsgi_app = "demo.wsgi:application"\n')
+    port = free_port()
+    proc = start(
+        [str(SCRIPT), "serve", "--asgi", "--host", "127.0.0.1", "--port", str(port)], project
+    )
+    try:
+        assert wait_for(f"http://127.0.0.1:{port}/healthz", proc) == 200
+        assert get(f"http://127.0.0.1:{port}/nope") == 404
+    finally:
+        code, _, stderr = stop(proc, signal.SIGTERM)
+        (project / "gunicorn.conf.py").unlink()
+    assert code == 0, stderr
+    assert "uvicorn" in stderr.lower()  # the worker class announces itself in gunicorn's log

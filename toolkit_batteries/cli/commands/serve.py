@@ -18,18 +18,20 @@ DESCRIPTION = """\
 Serve the project with gunicorn (the `serve` extra), in this process, on the WSGI
 application named by settings.WSGI_APPLICATION. Listens on 0.0.0.0:8080 unless
 <project>/gunicorn.conf.py binds elsewhere; --host and --port win when given.
+--asgi serves settings.ASGI_APPLICATION on uvicorn workers instead (the `asgi` extra).
 SIGTERM or Ctrl-C stops it gracefully (exit 0). Also: python manage.py serve."""
 
 EPILOG = """\
 examples:
   toolkit serve
-  toolkit serve --host 127.0.0.1 --port 9000 --workers 4"""
+  toolkit serve --host 127.0.0.1 --port 9000 --workers 4
+  toolkit serve --asgi"""
 
 BREADCRUMBS = ["toolkit doctor", "toolkit routes"]
 
 
 def configure(parser: CommandParser) -> None:
-    """Add ``--host``, ``--port``, ``--workers`` and ``--reload`` (the management command's)."""
+    """Add the management command's flags (``--host``, ``--port``, ``--asgi``, ...)."""
     from toolkit_batteries.management.commands.serve import add_flags
 
     add_flags(parser)
@@ -57,6 +59,7 @@ def run(args: Namespace, out: Output) -> Result:
             port=args.port,
             workers=args.workers,
             reload=args.reload,
+            asgi=args.asgi,
             say=out.err,
         )
     except ServeError as exc:

@@ -5,11 +5,14 @@
     python manage.py serve                          # 0.0.0.0:8080
     python manage.py serve --host 127.0.0.1 --port 9000 --workers 4
     python manage.py serve --reload                 # restart workers on code changes
+    python manage.py serve --asgi                   # the ASGI application on uvicorn workers
 
 gunicorn runs through its ``BaseApplication`` API (no shell, no second interpreter) on
-``settings.WSGI_APPLICATION``. When ``<BASE_DIR>/gunicorn.conf.py`` exists (``toolkit
-generate server`` writes one) it is gunicorn's configuration (its ``wsgi_app``, when set,
-wins over the setting), and ``--host``/``--port``/``--workers`` override it only when
+``settings.WSGI_APPLICATION``; with ``--asgi``, on ``settings.ASGI_APPLICATION`` (or the
+project's ``asgi.application``) in uvicorn workers (the ``asgi`` extra). When
+``<BASE_DIR>/gunicorn.conf.py`` exists (``toolkit generate server`` writes one) it is
+gunicorn's configuration (its ``wsgi_app``, when set, wins over the setting, except under
+``--asgi``), and ``--host``/``--port``/``--workers`` override it only when
 given. SIGTERM or SIGINT stops gracefully: workers finish their requests and the command
 exits 0. The access log is on by default and, like gunicorn's ``-`` for it, written to
 stderr (stdout stays free for ``--json``) unless the file sets a ``logger_class``;
@@ -35,6 +38,8 @@ DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8080
 #: The gunicorn configuration file looked for in the project root.
 CONFIG_FILE = "gunicorn.conf.py"
+#: gunicorn's worker class for ASGI applications (the ``uvicorn-worker`` package).
+ASGI_WORKER = "uvicorn_worker.UvicornWorker"
 EXIT_INVALID = 3
 
 
@@ -94,6 +99,12 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="restart workers when code changes (development; off by default)",
     )
+    parser.add_argument(
+        "--asgi",
+        action="store_true",
+        help="serve settings.ASGI_APPLICATION on uvicorn workers (the asgi extra) "
+        "instead of the WSGI application",
+    )
 
 
 def _split_bind(bind: str) -> tuple[str | None, int | None]:
@@ -140,11 +151,13 @@ def _application_class() -> type:
 
         def __init__(
             self,
-            wsgi_path: str,
+            app_path: str,
             config_file: Path | None,
             overrides: Callable[[dict[str, Any]], dict[str, Any]],
+            file_app_wins: bool = True,
         ) -> None:
-            self.wsgi_path = wsgi_path
+            self.app_path = app_path
+            self.file_app_wins = file_app_wins
             self.config_file = config_file
             self.overrides = overrides
             self.file_settings: dict[str, Any] = {}
@@ -163,13 +176,14 @@ def _application_class() -> type:
                 self.cfg.set(key, value)
 
         def load(self) -> Any:
-            if getattr(self.cfg, "wsgi_app", None):  # the configuration file named one
+            # The configuration file's wsgi_app wins, except under --asgi (it names WSGI).
+            if self.file_app_wins and getattr(self.cfg, "wsgi_app", None):
                 from gunicorn.util import import_app
 
                 return import_app(self.cfg.wsgi_app)
             from django.utils.module_loading import import_string
 
-            return import_string(self.wsgi_path)
+            return import_string(self.app_path)
 
     return ProjectServer
 
@@ -182,6 +196,7 @@ def serve(
     port: int | None = None,
     workers: int | None = None,
     reload: bool = False,
+    asgi: bool = False,
     say: Callable[[str], None],
 ) -> None:
     """Run gunicorn on the project until a signal stops it; raise :class:`ServeError`."""
@@ -194,8 +209,8 @@ def serve(
         ) from None
     from django.conf import settings
 
-    wsgi_path = getattr(settings, "WSGI_APPLICATION", None)
-    if not wsgi_path:
+    app_path = _asgi_application() if asgi else getattr(settings, "WSGI_APPLICATION", None)
+    if not app_path:
         raise ServeError("settings.WSGI_APPLICATION is not set", EXIT_INVALID)
     config_file = root / CONFIG_FILE
     chosen: dict[str, str] = {}
@@ -214,6 +229,8 @@ def serve(
             values["workers"] = workers
         if reload:
             values["reload"] = True
+        if asgi:
+            values["worker_class"] = ASGI_WORKER
         if "accesslog" not in from_file:
             values["accesslog"] = "-"
         if "logger_class" not in from_file:
@@ -226,7 +243,10 @@ def serve(
 
     try:
         server = _application_class()(
-            wsgi_path, config_file if config_file.is_file() else None, overrides
+            app_path,
+            config_file if config_file.is_file() else None,
+            overrides,
+            file_app_wins=not asgi,
         )
     except SystemExit:
         raise ServeError(
@@ -243,6 +263,25 @@ def serve(
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code:
             raise ServeError(f"gunicorn stopped with status {code} (see its log above)") from None
+
+
+def _asgi_application() -> str:
+    """Return the ASGI callable's path: the setting, else ``<package>.asgi.application``."""
+    try:
+        import uvicorn_worker  # noqa: F401
+    except ImportError:
+        raise ServeError(
+            'uvicorn workers are not installed (the "asgi" extra)',
+            hint='pip install "django-toolkit[asgi]"',
+        ) from None
+    from django.conf import settings
+
+    configured = getattr(settings, "ASGI_APPLICATION", None)
+    if configured:
+        return str(configured)
+    wsgi = str(getattr(settings, "WSGI_APPLICATION", "") or "")
+    package = wsgi.split(".")[0] if wsgi else project_name()
+    return f"{package}.asgi.application"
 
 
 def _known_settings() -> set[str]:
@@ -274,7 +313,7 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        """Add ``--host``, ``--port``, ``--workers`` and ``--reload``."""
+        """Add ``--host``, ``--port``, ``--workers``, ``--reload`` and ``--asgi``."""
         add_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -292,6 +331,7 @@ class Command(BaseCommand):
                 port=options["port"],
                 workers=options["workers"],
                 reload=options["reload"],
+                asgi=options["asgi"],
                 say=say,
             )
         except ServeError as exc:
