@@ -72,7 +72,6 @@ def test_unknown_command_or_flag_is_a_usage_error(arg: str) -> None:
     assert "toolkit --help" in result.stderr
 
 
-
 def test_module_entry_point_matches_script() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "toolkit_batteries.cli", "--version"],

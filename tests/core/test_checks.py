@@ -198,3 +198,20 @@ def test_overriding_installed_apps_does_not_duplicate_battery_checks() -> None:
         with override_settings(INSTALLED_APPS=list(settings.INSTALLED_APPS)):
             assert count() == before
     assert count() == before
+
+
+def test_battery_checks_still_run_after_an_installed_apps_override_is_restored() -> None:
+    # Restoring the override brings back the earlier AppConfig objects without running
+    # ready() again; the lock battery's check must still answer for its app.
+    with override_settings(INSTALLED_APPS=[*settings_installed_apps(), "tests.core"]):
+        pass
+    app = apps.get_app_config("toolkit_lock")
+    with override_settings(TOOLKIT={"lock": {"options": {"ttl": "-1s"}}}):
+        found = [m.id for m in checks.run_checks(app_configs=[app])]
+    assert "toolkit_lock.E003" in found
+
+
+def settings_installed_apps() -> list[str]:
+    from django.conf import settings
+
+    return list(settings.INSTALLED_APPS)

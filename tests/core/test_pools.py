@@ -153,7 +153,6 @@ def test_same_file_spelled_differently_shares_one_pool(registry, tmp_path, monke
     assert entry["borrowers"] == ["db.default", "cache.default", "queue.default", "session.default"]
 
 
-
 def test_resources_of_lists_what_a_service_opened_or_borrowed(registry, tmp_path):
     shared = registry.sql("db", str(tmp_path / "a.db"), DEFAULTS)
     registry.sql("cache", str(tmp_path / "a.db"), DEFAULTS)
@@ -162,6 +161,7 @@ def test_resources_of_lists_what_a_service_opened_or_borrowed(registry, tmp_path
     assert registry.resources_of("cache.default") == [shared]
     assert registry.resources_of("queue.default") == [other]
     assert registry.resources_of("session.default") == []
+
 
 def test_memory_never_shares(registry):
     first = registry.sql("db", ":memory:", DEFAULTS)

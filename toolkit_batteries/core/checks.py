@@ -75,7 +75,10 @@ def battery_check(
     def check(
         app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
     ) -> list[checks.CheckMessage]:
-        if app_configs is not None and app_config not in app_configs:
+        # By label, not identity: restoring an INSTALLED_APPS override brings back the
+        # earlier AppConfig objects without running ready() again, so the instance this
+        # check was registered with may no longer be the installed one.
+        if app_configs is not None and app_config.label not in {a.label for a in app_configs}:
             return []
         raw = toolkit_settings()
         own = {key: value for key, value in raw.items() if normalize(str(key)) == service}
