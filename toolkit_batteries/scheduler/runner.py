@@ -102,17 +102,35 @@ def _line(record: Fired) -> str:
     )
 
 
+def _claimed_elsewhere(scheduler: Any) -> int:
+    return int(getattr(scheduler, "claimed_elsewhere", 0) or 0)
+
+
+def _claims(scheduler: Any) -> str:
+    """Describe where the scheduler claims its slots (for the loop's start line)."""
+    lock = getattr(scheduler, "lock", None)
+    if lock is None:
+        return "slots claimed by this process only"
+    name = getattr(lock, "adapter_name", "") or type(lock).__name__
+    return f"slots claimed on lock.{getattr(lock, 'instance', 'default')} ({name})"
+
+
 def run_once(scheduler: Any, say: Say, now: datetime | None = None) -> dict[str, Any]:
     """Fire the entries due in the current minute; fail when a dispatch failed."""
+    before = _claimed_elsewhere(scheduler)
     fired = scheduler.run_pending(now)
+    skipped = _claimed_elsewhere(scheduler) - before
     for record in fired:
         say(_line(record))
     failed = [r for r in fired if not r.ok]
-    if not fired:
+    if skipped:
+        say(f"{skipped} due schedule(s) already claimed by another process")
+    elif not fired:
         say("no schedule is due this minute")
     data = {
         "dispatched": [r.as_dict() for r in fired if r.ok],
         "failed": [r.as_dict() for r in failed],
+        "claimed_elsewhere": skipped,
     }
     if failed:
         code = EXIT_UNREACHABLE if any(r.unreachable for r in failed) else EXIT_RUNTIME
@@ -122,7 +140,8 @@ def run_once(scheduler: Any, say: Say, now: datetime | None = None) -> dict[str,
 
 def run_loop(scheduler: Any, say: Say, *, tick: float | None = None) -> dict[str, Any]:
     """Run the loop until SIGTERM or SIGINT; return the dispatch counts."""
-    counts = {"dispatched": 0, "failed": 0}
+    counts = {"dispatched": 0, "failed": 0, "claimed_elsewhere": 0}
+    before = _claimed_elsewhere(scheduler)
 
     def on_fire(record: Fired) -> None:
         counts["dispatched" if record.ok else "failed"] += 1
@@ -142,8 +161,8 @@ def run_loop(scheduler: Any, say: Say, *, tick: float | None = None) -> dict[str
         handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     say(
         f"schedule_run: {scheduler.adapter_name} scheduler.{scheduler.instance}, "
-        f"{len(scheduler.entries())} schedule(s), time zone {scheduler.timezone} "
-        f"(pid {os.getpid()}); SIGTERM or Ctrl-C stops it"
+        f"{len(scheduler.entries())} schedule(s), time zone {scheduler.timezone}, "
+        f"{_claims(scheduler)} (pid {os.getpid()}); SIGTERM or Ctrl-C stops it"
     )
     try:
         scheduler.run()
@@ -151,9 +170,10 @@ def run_loop(scheduler: Any, say: Say, *, tick: float | None = None) -> dict[str
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
         scheduler.tick, scheduler.on_fire = previous_tick, previous_hook
+        counts["claimed_elsewhere"] = _claimed_elsewhere(scheduler) - before
     say(
         f"schedule_run: stopped after {counts['dispatched']} dispatch(es), "
-        f"{counts['failed']} failed"
+        f"{counts['failed']} failed, {counts['claimed_elsewhere']} claimed elsewhere"
     )
     return counts
 

@@ -20,9 +20,21 @@ How a slot fires (one-minute resolution):
 * Time comes from :attr:`EmbeddedScheduler.clock` (an aware ``datetime``), so tests move
   time instead of waiting for it.
 
+Across processes, each (schedule, slot) is **claimed** before it is dispatched: a
+non-blocking :meth:`~toolkit_batteries.lock.base.Lock.acquire` of
+``scheduler:<instance>:<schedule>:<slot, UTC>`` (say
+``scheduler:default:digest:2025-01-06T08:00Z``) on the scheduler's lock, held for
+``claim_ttl`` (2 minutes) and never released, so a second process that looks at the
+same slot, even late, finds it taken and skips it (a debug line; it counts in
+:attr:`EmbeddedScheduler.claimed_elsewhere`). :meth:`EmbeddedScheduler.open` takes
+``container.lock(<scheduler instance>)`` when that lock instance is configured, else
+``container.lock("default")``. With the ``memory`` lock adapter (the default) claims
+are per process, as the slot memory above; with ``kvserver`` every process sharing the
+server and prefix dispatches each slot once. A claim that fails (the lock server is
+unreachable) dispatches nothing and is reported as a failed :class:`Fired`.
+
 A dispatch that fails (an unknown job, an unreachable queue) is logged and reported in
-its :class:`~toolkit_batteries.scheduler.base.Fired` record; the loop goes on. The
-schedule is per process: run one scheduler process (or use ``--once`` from one cron).
+its :class:`~toolkit_batteries.scheduler.base.Fired` record; the loop goes on.
 """
 
 from __future__ import annotations
@@ -37,7 +49,11 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
-from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.errors import (
+    ConfigurationError,
+    MissingExtraError,
+    ServiceUnavailableError,
+)
 from toolkit_batteries.core.redaction import redact_string
 
 from ..base import Fired, InvalidScheduleError, Schedule, Scheduler, job_name
@@ -47,12 +63,15 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("scheduler", "embedded", "scheduler", "croniter") from None
 
-__all__ = ["DEFAULT_TICK", "EmbeddedScheduler", "floor_minute"]
+__all__ = ["DEFAULT_CLAIM_TTL", "DEFAULT_TICK", "EmbeddedScheduler", "claim_key", "floor_minute"]
 
 logger = logging.getLogger("toolkit.scheduler")
 
 #: Longest sleep of the loop between two looks at the clock, in seconds.
 DEFAULT_TICK = 1.0
+#: How long a slot's claim is held, in seconds: past the slot itself (and some clock
+#: skew between hosts), so a late second process still finds the slot taken.
+DEFAULT_CLAIM_TTL = 120.0
 _ONE_SECOND = timedelta(seconds=1)
 
 Missed = Literal["latest", "skip"]
@@ -63,6 +82,11 @@ def floor_minute(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         raise ValueError("the scheduler needs timezone-aware datetimes")
     return moment.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+def claim_key(instance: str, name: str, slot: datetime) -> str:
+    """Return the lock name claiming ``slot`` of schedule ``name`` for scheduler ``instance``."""
+    return f"scheduler:{instance}:{name}:{floor_minute(slot).strftime('%Y-%m-%dT%H:%MZ')}"
 
 
 def _utc_now() -> datetime:
@@ -118,18 +142,24 @@ class EmbeddedScheduler(Scheduler):
         close_timeout: float = 5.0,
         on_fire: Callable[[Fired], None] | None = None,
         instance: str = "default",
+        lock: Any = None,
+        claim_ttl: float = DEFAULT_CLAIM_TTL,
     ) -> None:
         """Create an empty scheduler.
 
         ``dispatcher`` is an object with ``dispatch(job, args, kwargs)`` (the queue jobs'
         :class:`~toolkit_batteries.queue.jobs.Dispatcher`); ``None`` uses the process's
         dispatcher at each fire. ``on_fire`` is called with every :class:`Fired` record
-        of the loop.
+        of the loop. ``lock`` (a :class:`~toolkit_batteries.lock.base.Lock`) claims each
+        (schedule, slot) for ``claim_ttl`` seconds before it is dispatched; ``None``
+        claims nothing (the slot memory of this object is then the only guard).
         """
         if missed not in ("latest", "skip"):
             raise ValueError('missed must be "latest" or "skip"')
         if tick <= 0:
             raise ValueError("tick must be positive")
+        if claim_ttl <= 0:
+            raise ValueError("claim_ttl must be positive")
         self.instance = instance
         self.dispatcher = dispatcher
         self.timezone = _zone(timezone, where=f"scheduler.{instance}")
@@ -139,6 +169,12 @@ class EmbeddedScheduler(Scheduler):
         self.missed: Missed = missed
         self.close_timeout = close_timeout
         self.on_fire = on_fire
+        #: The lock slots are claimed on (``None``: no claims).
+        self.lock = lock
+        self.claim_ttl = float(claim_ttl)
+        #: Due (schedule, slot) pairs skipped because another process claimed them first.
+        self.claimed_elsewhere = 0
+        self._counter = threading.Lock()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock: Any = threading.RLock()
         self._stopping = threading.Event()
@@ -147,12 +183,27 @@ class EmbeddedScheduler(Scheduler):
 
     @classmethod
     def open(cls, ctx: OpenContext) -> EmbeddedScheduler:
-        """Open an empty scheduler in the project's time zone."""
+        """Open an empty scheduler in the project's time zone, claiming slots on a lock.
+
+        The lock is ``container.lock(<this instance>)`` when the ``lock`` service
+        configures an instance of that name, else ``container.lock("default")``; it opens
+        first and so closes after the scheduler.
+        """
         timeout = ctx.options.close_timeout
+        config = ctx.container.config
+        name = ctx.instance if ctx.instance in config.instances("lock") else "default"
+        try:
+            lock = ctx.container.lock(name)
+        except ConfigurationError as exc:
+            raise ConfigurationError(
+                f"scheduler.{ctx.instance}: slots are claimed on lock.{name}, "
+                f"which does not open: {exc}"
+            ) from exc
         return cls(
             timezone=_settings_time_zone(),
             close_timeout=timeout.total_seconds() if timeout else 5.0,
             instance=ctx.instance,
+            lock=lock,
         )
 
     # ------------------------------------------------------------------ entries
@@ -228,7 +279,11 @@ class EmbeddedScheduler(Scheduler):
             ]
 
     def run_pending(self, now: datetime | None = None) -> list[Fired]:
-        """Fire every entry due at ``now`` (default: the clock) once; return the records."""
+        """Fire every entry due at ``now`` (default: the clock) once; return the records.
+
+        A due entry whose slot another process already claimed is skipped: it has no
+        record and counts in :attr:`claimed_elsewhere`.
+        """
         slot = floor_minute(now if now is not None else self.clock())
         with self._lock:
             due: list[tuple[_Entry, datetime]] = []
@@ -238,19 +293,40 @@ class EmbeddedScheduler(Scheduler):
                     due.append((entry, fires_for))
                 if entry.since is None or slot > entry.since:
                     entry.since = slot
-        return [self._fire(entry, fires_for) for entry, fires_for in due]
+        fired = (self._fire(entry, fires_for) for entry, fires_for in due)
+        return [record for record in fired if record is not None]
 
-    def _fire(self, entry: _Entry, slot: datetime) -> Fired:
+    def _claim(self, name: str, slot: datetime) -> bool:
+        """Claim ``slot`` of ``name`` on the lock; tell whether this process may fire it.
+
+        The lease is never released: it must outlive the slot so that a late process
+        skips it too, and expires after ``claim_ttl``.
+        """
+        if self.lock is None:
+            return True
+        key = claim_key(self.instance, name, slot)
+        if self.lock.acquire(key, ttl=self.claim_ttl) is not None:
+            return True
+        logger.debug("scheduler: %s: slot %s claimed elsewhere, skipped", name, key)
+        with self._counter:
+            self.claimed_elsewhere += 1
+        return False
+
+    def _fire(self, entry: _Entry, slot: datetime) -> Fired | None:
         schedule = entry.schedule
         when = entry.local(slot)
+        step = "claim"
         try:
+            if not self._claim(schedule.name, slot):
+                return None
+            step = "dispatch"
             from ..discovery import resolve_job
 
             job = resolve_job(schedule.job)
             ident = self._dispatcher().dispatch(job, schedule.args, schedule.kwargs)
         except Exception as exc:  # one failing entry must not stop the others
             reason = f"{type(exc).__name__}: {redact_string(str(exc))}"
-            logger.error("scheduler: %s: dispatch failed: %s", schedule.name, reason)
+            logger.error("scheduler: %s: %s failed: %s", schedule.name, step, reason)
             unreachable = isinstance(exc, ServiceUnavailableError)
             return Fired(
                 schedule.name, schedule.job_name, when, error=reason, unreachable=unreachable
