@@ -46,6 +46,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("tinker", "tinker", "runtime", "Django shell with the container (dev only)"),
     CommandInfo("db", "db", "database", "migrate, rollback or seed the database"),
     CommandInfo("docs", "docs", "agent", "write command reference pages or the agent skill"),
+    CommandInfo("completion", "completion", "agent", "print a bash, zsh or fish completion script"),
 )
 
 #: Other spellings accepted for a command (the separator conventions of the original).
