@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import sqlite3
 import subprocess
 import time
 import urllib.error
@@ -112,6 +113,10 @@ def test_recompiles_on_change_restarts_on_success_keeps_serving_on_failure(
         poll(lambda: status(f"{base}/v1/ping") == 401, proc, "the recompiled route")
         assert (project / "api" / "generated" / "urls.py").is_file()
         assert status(f"{base}/v1/notes") == 401
+        # The compile wrote api's first migration; dev applied it before the restart.
+        with sqlite3.connect(project / "db.sqlite3") as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert "notes" in tables
 
         before = stderr.read_text().count("[parse]")
         schema.write_text(good + PING + "\nservice {\n", encoding="utf-8")
@@ -125,13 +130,15 @@ def test_recompiles_on_change_restarts_on_success_keeps_serving_on_failure(
     assert WATCHING in stdout
     assert "toolkit dev: the schema changed; compiling" in stdout
     assert "toolkit dev: compiled; restarting the server" in stdout
+    assert "toolkit dev: Applying api.0001_initial... OK" in stdout
+    assert "toolkit dev: Applying accounts.0001_initial... OK" in stdout  # at start
     time.sleep(0.5)
     assert status(f"{base}/healthz") is None  # the serving child is gone too
 
 
 def test_json_mode_keeps_stdout_for_the_envelope(project: Path, tmp_path: Path) -> None:
     port = free_port()
-    proc = start(project, tmp_path, "--json", "dev", "--port", str(port))
+    proc = start(project, tmp_path, "--json", "dev", "--port", str(port), "--no-migrate")
     try:
         poll(lambda: status(f"http://127.0.0.1:{port}/healthz") == 200, proc, "the server")
     finally:
@@ -146,6 +153,12 @@ def test_json_mode_keeps_stdout_for_the_envelope(project: Path, tmp_path: Path) 
     errors = (tmp_path / "stderr").read_text()
     assert "Starting development server" in errors  # runserver's banner, moved to stderr
     assert (project / "api" / "generated" / "views.py").is_file()  # the first compile
+    # --no-migrate: the new migration is written, not applied (runserver says so).
+    assert (project / "api" / "migrations" / "0001_initial.py").is_file()
+    assert "unapplied migration(s)" in errors
+    with sqlite3.connect(project / "db.sqlite3") as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    assert "notes" not in tables
 
 
 def test_outside_a_project_bad_port_and_help(toolkit: Callable[..., Ran], tmp_path: Path) -> None:

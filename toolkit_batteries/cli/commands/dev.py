@@ -23,8 +23,9 @@ Run the development server (Django's runserver with its autoreloader) on
 127.0.0.1:8000. The schema is compiled first (advisory: on errors the diagnostics are
 printed and the server starts anyway); then schema/**/*.toolkit is watched: a change that
 compiles writes the generated files and restarts the server, one that fails prints the
-diagnostics and leaves the server running. Python code changes restart it as runserver
-does. Sets TOOLKIT_ENV=development when unset. Development only: use `toolkit serve` in
+diagnostics and leaves the server running. Migrations are applied at start and after a
+compile that writes one (--no-migrate to skip). Python code changes restart it as
+runserver does. Sets TOOLKIT_ENV=development when unset. Development only: use `toolkit serve` in
 production. Also: python manage.py dev."""
 
 EPILOG = """\
@@ -36,7 +37,7 @@ BREADCRUMBS = ["toolkit serve", "toolkit check"]
 
 
 def configure(parser: CommandParser) -> None:
-    """Add ``--host`` and ``--port`` (the management command's)."""
+    """Add ``--host``, ``--port`` and ``--no-migrate`` (the management command's)."""
     from toolkit_batteries.management.commands.dev import add_flags
 
     add_flags(parser)
@@ -72,7 +73,7 @@ def run(args: Namespace, out: Output) -> Result:
 
     try:
         with _stdout_on_stderr(out.json_mode):
-            run_dev(host=args.host, port=args.port, say=out.line, err=out.err)
+            run_dev(host=args.host, port=args.port, say=out.line, err=out.err, apply=args.migrate)
         if os.environ.get(RELOADER_CHILD) == "true":
             raise SystemExit(0)  # the serving process stopped: no envelope of its own
     except SystemExit as exc:

@@ -14,9 +14,12 @@
    the generated files and restarts the server; failure prints the diagnostics and leaves
    the running server as it was.
 
-A compile that writes a migration does not apply it: run ``migrate`` (runserver lists
-unapplied migrations at each start). Development only: runserver is not a production
-server (use ``serve``).
+4. Migrations are applied as they appear: once at start (after the first compile), and
+   after every recompile that writes a migration, before the restart, so a new entity's
+   table exists when its routes first answer. ``migrate`` runs in a fresh interpreter
+   (``manage.py migrate``), which sees the new code. ``--no-migrate`` turns this off.
+
+Development only: runserver is not a production server (use ``serve``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -69,6 +73,12 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_PORT,
         help=f"port to bind (default {DEFAULT_PORT})",
     )
+    parser.add_argument(
+        "--no-migrate",
+        dest="migrate",
+        action="store_false",
+        help="do not apply migrations at start and after a compile that writes one",
+    )
 
 
 @dataclass(frozen=True)
@@ -99,8 +109,8 @@ def find_target() -> Target | str:
     return Target(schema_dir, Path(app.path), app.label, app.name, base_dir)
 
 
-def compile_schema(target: Target, say: Say, err: Say) -> bool | None:
-    """Compile the schema; ``None`` on errors, else whether any file was written."""
+def compile_schema(target: Target, say: Say, err: Say) -> list[Any] | None:
+    """Compile the schema; ``None`` on errors, else the files written (maybe none)."""
     from toolkit_batteries.codegen.project import plan
 
     result = plan(
@@ -115,9 +125,42 @@ def compile_schema(target: Target, say: Say, err: Say) -> bool | None:
     written = result.write()
     for change in written:
         say(f"toolkit dev: {change.action} {_shown(change.path, target.base_dir)}")
-    if any(c.path.parent.name == "migrations" and c.path.name != "__init__.py" for c in written):
-        say("toolkit dev: a new migration was written; apply it with `python manage.py migrate`")
-    return bool(written)
+    return list(written)
+
+
+def wrote_migration(written: list[Any] | None) -> bool:
+    """Whether a compile's written files include a new migration module."""
+    return any(
+        c.path.parent.name == "migrations" and c.path.name != "__init__.py" for c in written or ()
+    )
+
+
+def migrate(target: Target, say: Say, err: Say) -> bool:
+    """Apply the project's migrations in a fresh interpreter; return whether it worked.
+
+    A fresh ``manage.py migrate`` imports the models and migrations just written, which
+    this process (holding the previous models) could not do reliably.
+    """
+    manage = target.base_dir / "manage.py"
+    if not manage.is_file():
+        err(f"toolkit dev: not migrating: no manage.py in {target.base_dir}")
+        return False
+    done = subprocess.run(
+        [sys.executable, str(manage), "migrate", "--no-input"],
+        cwd=target.base_dir,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        err(f"toolkit dev: migrate failed: {lines[-1] if lines else done.returncode}")
+        return False
+    for line in done.stdout.splitlines():
+        if line.strip().startswith("Applying "):
+            say(f"toolkit dev: {line.strip()}")
+    return True
 
 
 def _shown(path: Path, base: Path) -> str:
@@ -192,7 +235,7 @@ def _restart_server(signum: int, frame: Any) -> None:
     autoreload.trigger_reload("schema")
 
 
-def _start_watcher(target: Target, say: Say, err: Say) -> SchemaWatcher:
+def _start_watcher(target: Target, say: Say, err: Say, *, apply: bool) -> SchemaWatcher:
     """In the serving process: recompile on schema changes, restart on success."""
     main = threading.main_thread()
     signal.signal(signal.SIGUSR1, _restart_server)
@@ -203,6 +246,11 @@ def _start_watcher(target: Target, say: Say, err: Say) -> SchemaWatcher:
         if wrote is None:
             err("toolkit dev: the server keeps running the last good version")
         elif wrote:
+            if wrote_migration(wrote):
+                if apply:
+                    migrate(target, say, err)
+                else:
+                    say("toolkit dev: a new migration was written; run `toolkit db migrate`")
             say("toolkit dev: compiled; restarting the server")
             signal.pthread_kill(main.ident or 0, signal.SIGUSR1)
         else:
@@ -213,7 +261,7 @@ def _start_watcher(target: Target, say: Say, err: Say) -> SchemaWatcher:
     return watcher
 
 
-def run_dev(*, host: str, port: int, say: Say, err: Say) -> None:
+def run_dev(*, host: str, port: int, say: Say, err: Say, apply: bool = True) -> None:
     """Compile, then run runserver with its reloader (this function re-runs in the child).
 
     Django's reloader raises ``SystemExit``: 3 in the serving process to be restarted,
@@ -224,12 +272,16 @@ def run_dev(*, host: str, port: int, say: Say, err: Say) -> None:
     target = find_target()
     if os.environ.get(RELOADER_CHILD) != "true":
         if isinstance(target, Target):
-            compile_schema(target, say, err)
+            wrote = compile_schema(target, say, err)
+            if apply:
+                migrate(target, say, err)
+            elif wrote_migration(wrote):
+                say("toolkit dev: a new migration was written; run `toolkit db migrate`")
         else:
             err(f"toolkit dev: not compiling the schema: {target}")
         say(WATCHING)
     elif isinstance(target, Target):
-        _start_watcher(target, say, err)
+        _start_watcher(target, say, err, apply=apply)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     call_command("runserver", address, use_reloader=True)
 
@@ -244,7 +296,7 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        """Add ``--host`` and ``--port``."""
+        """Add ``--host``, ``--port`` and ``--no-migrate``."""
         add_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -259,7 +311,13 @@ class Command(BaseCommand):
             self.stderr.flush()
 
         try:
-            run_dev(host=options["host"], port=options["port"], say=say, err=err)
+            run_dev(
+                host=options["host"],
+                port=options["port"],
+                say=say,
+                err=err,
+                apply=options["migrate"],
+            )
         except SystemExit as exc:
             if os.environ.get(RELOADER_CHILD) == "true" or exc.code in (0, None):
                 raise
