@@ -165,7 +165,12 @@ def test_the_loop_stops_on_sigterm_with_exit_0(project: Path) -> None:
     [
         (("--once", "--list"), {}, 2, "not allowed with"),
         (("--tick", "0"), {}, 2, "must be positive"),
-        (("--list",), {"SCHEDULER__DEFAULT__ADAPTER": "sqlserver"}, 3, "available: embedded"),
+        (
+            ("--list",),
+            {"SCHEDULER__DEFAULT__ADAPTER": "nosuch"},
+            3,
+            "available: embedded, postgres, postgresql, sqlserver",
+        ),
         (("--list",), {"EXTRA_SCHEDULES": "unknown_job"}, 3, "api.jobs.nothing"),
         (("--list",), {"EXTRA_SCHEDULES": "bad_cron"}, 3, "invalid cron expression"),
         (

@@ -108,6 +108,9 @@ def _claimed_elsewhere(scheduler: Any) -> int:
 
 def _claims(scheduler: Any) -> str:
     """Describe where the scheduler claims its slots (for the loop's start line)."""
+    described = getattr(scheduler, "describe_claims", None)
+    if callable(described):
+        return str(described())
     lock = getattr(scheduler, "lock", None)
     if lock is None:
         return "slots claimed by this process only"

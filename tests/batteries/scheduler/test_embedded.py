@@ -285,9 +285,12 @@ def test_open_takes_the_time_zone_from_django_settings() -> None:
         assert str(scheduler.timezone) == "America/New_York"
 
 
-def test_sqlserver_is_not_an_available_adapter() -> None:
-    config = Config.load({"scheduler": {"adapter": "sqlserver"}}, {})
-    with Container(config) as container, pytest.raises(UnknownAdapterError, match="embedded"):
+def test_an_unknown_adapter_lists_the_available_ones() -> None:
+    config = Config.load({"scheduler": {"adapter": "nosuch"}}, {})
+    with (
+        Container(config) as container,
+        pytest.raises(UnknownAdapterError, match="embedded, postgres, postgresql, sqlserver"),
+    ):
         container.scheduler()
 
 
