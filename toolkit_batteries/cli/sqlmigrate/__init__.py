@@ -15,6 +15,8 @@ newest N statements::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from toolkit_batteries.cli.output import CliError
@@ -72,6 +74,26 @@ def _fail(conn: Connection, target: Target, what: str, exc: Exception) -> CliErr
     return CliError(f"{what} failed, nothing was changed: {reason}")
 
 
+@contextmanager
+def _transaction(conn: Connection, target: Target, what: str) -> Iterator[None]:
+    """Run the body in one transaction: begin, and on any failure roll back.
+
+    The body commits (or, dry-running, rolls back) itself. A driver error becomes one
+    redacted :class:`CliError` line; anything else is re-raised as it is.
+    """
+    try:
+        conn.begin()
+        yield
+    except CliError:
+        conn.rollback()
+        raise
+    except Exception as exc:
+        if not _is_driver_error(exc):
+            conn.rollback()
+            raise
+        raise _fail(conn, target, what, exc) from None
+
+
 def _lock(conn: Connection) -> None:
     if conn.dialect == "postgres":
         conn.value("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
@@ -94,8 +116,7 @@ def migrate(
         if conn is None:  # dry run against a SQLite file that does not exist yet
             found = plan(desired, None, drop_columns=drop_columns)
             return MigrateResult(found.statements, found.warnings, 0)
-        try:
-            conn.begin()
+        with _transaction(conn, target, "migrate"):
             if not dry_run:
                 _lock(conn)
             found = plan(desired, conn, drop_columns=drop_columns)
@@ -108,14 +129,6 @@ def migrate(
                 conn.run(statement.sql)
                 ledger.record(conn, statement.sql, statement.inverse)
             conn.commit()
-        except CliError:
-            conn.rollback()
-            raise
-        except Exception as exc:
-            if not _is_driver_error(exc):
-                conn.rollback()
-                raise
-            raise _fail(conn, target, "migrate", exc) from None
         return MigrateResult(found.statements, found.warnings, len(found.statements))
     finally:
         if conn is not None:
@@ -136,8 +149,7 @@ def rollback(target: Target, count: int, *, dry_run: bool = False) -> RollbackRe
             conn.close()
         return result
     try:
-        try:
-            conn.begin()
+        with _transaction(conn, target, "rollback"):
             if not dry_run:
                 _lock(conn)
             for row in ledger.newest(conn):
@@ -159,14 +171,6 @@ def rollback(target: Target, count: int, *, dry_run: bool = False) -> RollbackRe
                 conn.rollback()
             else:
                 conn.commit()
-        except CliError:
-            conn.rollback()
-            raise
-        except Exception as exc:
-            if not _is_driver_error(exc):
-                conn.rollback()
-                raise
-            raise _fail(conn, target, "rollback", exc) from None
         return result
     finally:
         conn.close()
