@@ -37,7 +37,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from .serve import port_number
+from toolkit_batteries.core.argtypes import port_number
 
 __all__ = [
     "DEBOUNCE",

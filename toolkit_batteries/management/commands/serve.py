@@ -31,6 +31,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from toolkit_batteries.core.argtypes import port_number, positive_int
+
 __all__ = ["CONFIG_FILE", "DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "add_flags", "serve"]
 
 #: A production server listens on every interface.
@@ -52,28 +54,6 @@ class ServeError(Exception):
         self.hint = hint
 
 
-def port_number(text: str) -> int:
-    """Parse ``--port``: 1 to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a whole number") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError("must be between 1 and 65535")
-    return value
-
-
-def positive(text: str) -> int:
-    """Parse ``--workers``: at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def add_flags(parser: argparse.ArgumentParser) -> None:
     """Add the serve flags (shared with ``toolkit serve``)."""
     parser.add_argument(
@@ -89,7 +69,7 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=positive,
+        type=positive_int,
         default=None,
         metavar="N",
         help=f"worker processes (default: {CONFIG_FILE}, WEB_CONCURRENCY, else 1)",

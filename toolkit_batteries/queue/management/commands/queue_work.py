@@ -28,23 +28,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from toolkit_batteries.core.argtypes import positive_int
 from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
 
 EXIT_USAGE = 2
 EXIT_INVALID = 3
 EXIT_UNREACHABLE = 5
-
-
-def _positive(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 class Command(BaseCommand):
@@ -63,7 +52,7 @@ class Command(BaseCommand):
             help='job queue to work (repeatable or comma-separated; default "default")',
         )
         parser.add_argument(
-            "--concurrency", type=_positive, default=1, help="threads or processes (default 1)"
+            "--concurrency", type=positive_int, default=1, help="threads or processes (default 1)"
         )
         parser.add_argument(
             "--pool",
@@ -73,7 +62,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--once", action="store_true", help="handle one job, then exit")
         parser.add_argument(
-            "--max-jobs", type=_positive, default=None, help="exit after this many jobs"
+            "--max-jobs", type=positive_int, default=None, help="exit after this many jobs"
         )
         parser.add_argument(
             "--stop-when-empty",

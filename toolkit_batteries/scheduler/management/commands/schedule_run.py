@@ -20,16 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-
-def positive_seconds(text: str) -> float:
-    """Parse ``--tick``: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value
+from toolkit_batteries.core.argtypes import positive_seconds
 
 
 def add_flags(parser: argparse.ArgumentParser) -> None:
