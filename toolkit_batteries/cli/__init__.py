@@ -18,6 +18,14 @@ import sys
 
 from toolkit_batteries import __version__
 
+from .exitcodes import (
+    EXIT_CHECK_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_RUNTIME,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+)
 from .table import COMMANDS, GROUPS, lookup
 
 # `typing` alone costs more than the rest of start-up; type checkers treat a module-level
@@ -39,12 +47,6 @@ __all__ = [
     "usage",
 ]
 
-EXIT_OK = 0
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
-EXIT_INVALID = 3
-EXIT_CHECK_FAILED = 4
-EXIT_UNREACHABLE = 5
 
 PROG = "toolkit"
 _HELP = ("-h", "--help")
