@@ -33,7 +33,7 @@ from toolkit_codegen.backends._django_handlers import (
 from toolkit_codegen.compiler import load_paths
 from toolkit_codegen.nodes import Diagnostic, Position
 
-__all__ = ["FileChange", "Plan", "plan"]
+__all__ = ["FileChange", "Plan", "display_path", "plan"]
 
 Action = Literal["create", "update", "append", "unchanged"]
 
@@ -45,6 +45,11 @@ class FileChange:
     path: Path
     text: str
     action: Action
+
+    @property
+    def is_migration(self) -> bool:
+        """Whether this file is a migration module (callers then say: apply it)."""
+        return self.path.parent.name == "migrations" and self.path.name != "__init__.py"
 
 
 @dataclass
@@ -75,6 +80,14 @@ class Plan:
         for change in self.writes:
             atomic_write(change.path, change.text)
         return self.writes
+
+
+def display_path(path: Path, base_dir: Path) -> str:
+    """Return ``path`` relative to the project root for messages, else as given."""
+    try:
+        return path.resolve().relative_to(base_dir.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def plan(

@@ -101,7 +101,7 @@ def _compile_project(project: Project, out: Output, *, dry_run: bool) -> Result:
     from django.apps import apps
     from django.conf import settings
 
-    from toolkit_batteries.codegen.project import plan
+    from toolkit_batteries.codegen.project import display_path, plan
     from toolkit_codegen.backends import DJANGO_BACKENDS
 
     label = getattr(settings, "TOOLKIT_CODEGEN_APP", None) or "api"
@@ -120,11 +120,11 @@ def _compile_project(project: Project, out: Output, *, dry_run: bool) -> Result:
     fail_on_errors(result.diagnostics)
     changes = result.writes
     inputs = sum(1 for _ in schema_dir.rglob("*.toolkit"))
-    app_shown = _relative(Path(app.path), base_dir)
-    every = sorted(_relative(c.path, base_dir) for c in result.changes)
+    app_shown = display_path(Path(app.path), base_dir)
+    every = sorted(display_path(c.path, base_dir) for c in result.changes)
     verb = "would " if dry_run else ""
     for change in changes:
-        out.line(f"{verb}{change.action} {_relative(change.path, base_dir)}")
+        out.line(f"{verb}{change.action} {display_path(change.path, base_dir)}")
     if dry_run:
         out.line(f"dry run: {len(changes)} file(s) would change, nothing written")
     else:
@@ -135,27 +135,18 @@ def _compile_project(project: Project, out: Output, *, dry_run: bool) -> Result:
             f"✔ compiled {inputs} file(s) → {app_shown} ({len(every)} outputs, "
             f"backends: {', '.join(DJANGO_BACKENDS)})"
         )
-    migrated = any(
-        c.path.parent.name == "migrations" and c.path.name != "__init__.py" for c in changes
-    )
+    migrated = any(c.is_migration for c in changes)
     data = {
         "files": inputs,
         "backends": list(DJANGO_BACKENDS),
         "outDir": app_shown,
         "outputs": {"django": every},
         "total": len(every),
-        "changes": [{"path": _relative(c.path, base_dir), "action": c.action} for c in changes],
+        "changes": [{"path": display_path(c.path, base_dir), "action": c.action} for c in changes],
         "dryRun": dry_run,
     }
     hint = "apply it with `toolkit db migrate`" if migrated and not dry_run else None
     return Result(data=data, hint=hint)
-
-
-def _relative(path: Path, base_dir: Path) -> str:
-    try:
-        return path.resolve().relative_to(base_dir.resolve()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _backend_names(raw: list[str] | None) -> tuple[str, ...]:

@@ -111,7 +111,7 @@ def find_target() -> Target | str:
 
 def compile_schema(target: Target, say: Say, err: Say) -> list[Any] | None:
     """Compile the schema; ``None`` on errors, else the files written (maybe none)."""
-    from toolkit_batteries.codegen.project import plan
+    from toolkit_batteries.codegen.project import display_path, plan
 
     result = plan(
         target.schema_dir, target.app_dir, target.label, target.module, base_dir=target.base_dir
@@ -124,7 +124,7 @@ def compile_schema(target: Target, say: Say, err: Say) -> list[Any] | None:
         return None
     written = result.write()
     for change in written:
-        say(f"toolkit dev: {change.action} {_shown(change.path, target.base_dir)}")
+        say(f"toolkit dev: {change.action} {display_path(change.path, target.base_dir)}")
     return list(written)
 
 
@@ -161,13 +161,6 @@ def migrate(target: Target, say: Say, err: Say) -> bool:
         if line.strip().startswith("Applying "):
             say(f"toolkit dev: {line.strip()}")
     return True
-
-
-def _shown(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 class SchemaWatcher(threading.Thread):

@@ -51,7 +51,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Plan the compile, print diagnostics or changes, and write unless dry-running."""
-        from toolkit_batteries.codegen.project import plan
+        from toolkit_batteries.codegen.project import display_path, plan
 
         label = options["app"] or getattr(settings, "TOOLKIT_CODEGEN_APP", None) or "api"
         try:
@@ -78,7 +78,7 @@ class Command(BaseCommand):
                 f"schema has {errors} {noun}; nothing was written", returncode=EXIT_INVALID
             )
         changes = result.writes
-        shown = {c.path: _shown(c.path, base_dir) for c in result.changes}
+        shown = {c.path: display_path(c.path, base_dir) for c in result.changes}
         verb = "would " if options["dry_run"] else ""
         for change in changes:
             self.stdout.write(f"{verb}{change.action} {shown[change.path]}")
@@ -90,13 +90,5 @@ class Command(BaseCommand):
         if not changes:
             self.stdout.write("nothing to change")
             return
-        migrations = [c for c in changes if c.path.parent.name == "migrations"]
-        if any(c.path.name != "__init__.py" for c in migrations):
+        if any(c.is_migration for c in changes):
             self.stdout.write(self.style.SUCCESS("next: python manage.py migrate"))
-
-
-def _shown(path: Path, base_dir: Path) -> str:
-    try:
-        return path.resolve().relative_to(base_dir.resolve()).as_posix()
-    except ValueError:
-        return str(path)
