@@ -33,6 +33,10 @@ VENDOR_MODULES = (
     "openai",
     "anthropic",
     "stripe",
+    "django_tasks",
+    "selenium",
+    "playwright",
+    "cryptography",
 )
 
 

@@ -97,6 +97,10 @@ def _env() -> dict[str, str]:
         "DJANGO_SETTINGS_MODULE": "benchproj.settings",
         "DJANGO_ALLOWED_HOSTS": "testserver",
         "AUTH__DEFAULT__JWT_SECRET": "bench-secret-" + "x" * 40,
+        # A production project (no TOOLKIT_ENV) needs its own key; the test client speaks
+        # plain HTTP, which production would redirect.
+        "DJANGO_SECRET_KEY": "bench-key-" + "y" * 50,
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
     }
 
 

@@ -6,12 +6,15 @@
   the same Redis, interleaved. Target: at least 0.7x the raw throughput.
 * db on PostgreSQL: 4 threads push N messages one by one, then 4 worker threads pop +
   ack them all (the whole cycle, and the workers alone), then the same with producers
-  using ``push_many`` (100 per call). Target: 2000 msg/s. The baseline is the same SQL
-  through psycopg with one autocommit connection per thread (no pool, no toolkit
-  layers, every commit durable), measured in the same run. A durable push waits for
-  the WAL flush, so the push side is bound by the disk's fsync time.
+  using ``push_many`` (100 per call). Target: 2000 msg/s. The queue writes through
+  Django's connections (a ``DATABASES`` alias of its own, one connection per thread) to
+  the migrated ``toolkit_queue_message`` table of a fresh database. The baseline is the
+  same SQL through psycopg with one autocommit connection per thread (no Django, no
+  toolkit layers, every commit durable), measured in the same run. A durable push waits
+  for the WAL flush, so the push side is bound by the disk's fsync time.
 
-Keys use a unique prefix and tables a unique name; both are deleted afterwards.
+Keys use a unique prefix; the PostgreSQL database is created, migrated and dropped by
+the run.
 """
 
 from __future__ import annotations
@@ -109,113 +112,187 @@ def bench_kvserver(n: int = 1000, rounds: int = 9) -> Result:
 # ---------------------------------------------------------------------- db / PostgreSQL
 
 
-def _in_threads(threads: int, work: Callable[[int, int], None], total: int) -> float:
-    """Run ``work(index, count)`` on ``threads`` threads sharing ``total``; return seconds."""
-    shares = [total // threads + (1 if i < total % threads else 0) for i in range(threads)]
-    barrier = threading.Barrier(threads + 1)
+class _Threads:
+    """``threads`` long-lived threads (as workers are): each keeps its database connection."""
 
-    def run(index: int) -> None:
-        barrier.wait()
-        work(index, shares[index])
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+        self.pool = ThreadPoolExecutor(threads)
 
-    with ThreadPoolExecutor(threads) as pool:
-        futures = [pool.submit(run, index) for index in range(threads)]
+    def run(self, work: Callable[[int, int], None], total: int) -> float:
+        """Run ``work(index, count)`` on every thread, sharing ``total``; return seconds."""
+        threads = self.threads
+        shares = [total // threads + (1 if i < total % threads else 0) for i in range(threads)]
+        # All threads meet at the barrier, so each task runs on a thread of its own.
+        barrier = threading.Barrier(threads + 1)
+
+        def run(index: int) -> None:
+            barrier.wait()
+            work(index, shares[index])
+
+        futures = [self.pool.submit(run, index) for index in range(threads)]
         barrier.wait()
         started = time.perf_counter()
         for future in futures:
             future.result()
-    return time.perf_counter() - started
+        return time.perf_counter() - started
+
+    def close(self, each: Callable[[], None] = lambda: None) -> None:
+        """Run ``each`` once on every thread (to close its connections), then stop them."""
+        self.run(lambda index, count: each(), 0)
+        self.pool.shutdown()
 
 
-def _push_one_by_one(queue, n: int, threads: int) -> float:
+def _push_one_by_one(threads: _Threads, queue, topic: str, n: int) -> float:
     def push(index: int, count: int) -> None:
         for _ in range(count):
-            queue.push("bench", BODY)
+            queue.push(topic, BODY)
 
-    return _in_threads(threads, push, n)
+    return threads.run(push, n)
 
 
-def _push_batches(queue, n: int, threads: int, batch: int = 100) -> float:
+def _push_batches(threads: _Threads, queue, topic: str, n: int, batch: int = 100) -> float:
     def push(index: int, count: int) -> None:
         for start in range(0, count, batch):
-            queue.push_many("bench", [BODY] * min(batch, count - start))
+            queue.push_many(topic, [BODY] * min(batch, count - start))
 
-    return _in_threads(threads, push, n)
+    return threads.run(push, n)
 
 
-def _consume(queue, n: int, threads: int) -> float:
+def _consume(threads: _Threads, queue, topic: str, n: int) -> float:
     def consume(index: int, count: int) -> None:
         while True:
-            message = queue.pop("bench", timeout=0)
+            message = queue.pop(topic, timeout=0)
             if message is None:
                 return
             queue.ack(message)
 
-    return _in_threads(threads, consume, n)
+    return threads.run(consume, n)
 
 
-def _raw_db(dsn: str, table: str, n: int, threads: int) -> tuple[float, float]:
-    """Return (push seconds, consume seconds) of the same SQL on plain connections."""
-    import psycopg
+class _RawDB:
+    """The same SQL on one plain autocommit psycopg connection per thread."""
 
-    connections = [psycopg.connect(dsn, autocommit=True) for _ in range(threads)]
-    claim = (
-        f"UPDATE {table} SET visible_at = %s, attempts = attempts + 1, leased = 1 "
-        f"WHERE id = (SELECT id FROM {table} WHERE topic = %s AND dead_at IS NULL "
-        "AND visible_at <= %s ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-        "RETURNING id, body, attempts, enqueued_at"
-    )
-    insert = (
-        f"INSERT INTO {table} (topic, body, attempts, enqueued_at, visible_at, leased) "
-        "VALUES (%s, %s, 0, %s, %s, 0) RETURNING id"
-    )
-    delete = f"DELETE FROM {table} WHERE id = %s AND topic = %s AND attempts = %s"
+    def __init__(self, dsn: str, table: str, threads: _Threads) -> None:
+        import psycopg
 
-    def push(index: int, count: int) -> None:
-        conn = connections[index]
-        for _ in range(count):
-            now = time.time()
-            conn.execute(insert, ("raw", BODY, now, now)).fetchone()
+        self.threads = threads
+        self.connections = [psycopg.connect(dsn, autocommit=True) for _ in range(threads.threads)]
+        self.claim = (
+            f"UPDATE {table} SET visible_at = %s, attempts = attempts + 1, leased = TRUE "
+            f"WHERE id = (SELECT id FROM {table} WHERE topic = %s "
+            "AND visible_at <= %s ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+            "RETURNING id, body, attempts, enqueued_at"
+        )
+        self.insert = (
+            f"INSERT INTO {table} (topic, body, attempts, enqueued_at, visible_at, leased) "
+            "VALUES (%s, %s, 0, %s, %s, FALSE) RETURNING id"
+        )
+        self.delete = f"DELETE FROM {table} WHERE id = %s AND topic = %s AND attempts = %s"
 
-    def consume(index: int, count: int) -> None:
-        conn = connections[index]
-        while True:
-            now = time.time()
-            row = conn.execute(claim, (now + 30, "raw", now)).fetchone()
-            if row is None:
-                return
-            conn.execute(delete, (row[0], "raw", row[2]))
+    def push(self, topic: str, n: int) -> float:
+        def push(index: int, count: int) -> None:
+            conn = self.connections[index]
+            for _ in range(count):
+                now = time.time()
+                conn.execute(self.insert, (topic, BODY, now, now)).fetchone()
 
-    try:
-        return _in_threads(threads, push, n), _in_threads(threads, consume, n)
-    finally:
-        for conn in connections:
+        return self.threads.run(push, n)
+
+    def consume(self, topic: str, n: int) -> float:
+        def consume(index: int, count: int) -> None:
+            conn = self.connections[index]
+            while True:
+                now = time.time()
+                row = conn.execute(self.claim, (now + 30, topic, now)).fetchone()
+                if row is None:
+                    return
+                conn.execute(self.delete, (row[0], topic, row[2]))
+
+        return self.threads.run(consume, n)
+
+    def close(self) -> None:
+        for conn in self.connections:
             conn.close()
 
 
-class _PostgresRun:
-    """One measurement on a fresh table: ours (one by one, then batched) and raw psycopg."""
+def _migrated_database() -> str:
+    """Create a database next to ``POSTGRES_DSN`` with the queue's tables; return its DSN."""
+    from urllib.parse import urlsplit, urlunsplit
 
-    def __init__(self, n: int = 4000, threads: int = 4) -> None:
-        import psycopg
+    import psycopg
+    from django.core.management import call_command
+    from django.db import connections
+
+    from toolkit_batteries.core.slots import slot_alias
+    from toolkit_batteries.db.databases import postgres_entry
+
+    name = f"bench_queue_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    dsn = urlunsplit(urlsplit(POSTGRES_DSN)._replace(path=f"/{name}"))
+    alias = slot_alias(connections, postgres_entry(dsn), preferred="", prefix="bench_db")
+    call_command("migrate", "toolkit_queue", database=alias, verbosity=0, interactive=False)
+    connections[alias].close()
+    return dsn
+
+
+def _drop_database(dsn: str) -> None:
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    name = urlsplit(dsn).path.lstrip("/")
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class _PostgresRun:
+    """Interleaved rounds on a fresh database: ours (one by one, batched) and raw psycopg.
+
+    Each round gives every side fresh topics (a topic's deleted rows are dead index
+    entries until vacuum, which would slow whichever side comes second); each figure is
+    the median of its rounds.
+    """
+
+    def __init__(self, n: int = 4000, threads: int = 4, rounds: int = 3) -> None:
+        from django.db import connections
 
         self.n, self.threads = n, threads
-        table = f"bench_queue_{uuid.uuid4().hex[:10]}"
-        options = {"dsn": POSTGRES_DSN, "table": table, "dedicated_pool": True}
+        dsn = _migrated_database()
+        options = {"dsn": dsn, "dedicated_pool": True}
         container = _container({"queue": {"adapter": "db", "options": options}})
-        queue = container.queue()
+        pool = _Threads(threads)
+        raw = None
+        alias = ""
+        times: dict[str, list[float]] = {}
         try:
-            _push_one_by_one(queue, 200, threads)  # warm the pool's connections
-            _consume(queue, 200, threads)
-            self.push = _push_one_by_one(queue, n, threads)
-            self.consume = _consume(queue, n, threads)
-            self.push_many = _push_batches(queue, n, threads)
-            self.consume_after_many = _consume(queue, n, threads)
-            self.raw_push, self.raw_consume = _raw_db(POSTGRES_DSN, table, n, threads)
+            queue = container.queue()
+            raw = _RawDB(dsn, queue.table, pool)
+            alias = queue.database.alias
+            _push_one_by_one(pool, queue, "warm", 200)  # connect every thread, prepare
+            _consume(pool, queue, "warm", 200)
+            raw.push("warm-raw", 200)
+            raw.consume("warm-raw", 200)
+            for r in range(rounds):
+                measured = {
+                    "push": _push_one_by_one(pool, queue, f"one{r}", n),
+                    "consume": _consume(pool, queue, f"one{r}", n),
+                    "push_many": _push_batches(pool, queue, f"many{r}", n),
+                    "consume_after_many": _consume(pool, queue, f"many{r}", n),
+                    "raw_push": raw.push(f"raw{r}", n),
+                    "raw_consume": raw.consume(f"raw{r}", n),
+                }
+                for key, seconds in measured.items():
+                    times.setdefault(key, []).append(seconds)
         finally:
+            pool.close(lambda: connections[alias].close() if alias else None)
+            if raw is not None:
+                raw.close()
             container.close()
-            with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
-                conn.execute(f"DROP TABLE IF EXISTS {table}")
+            _drop_database(dsn)
+        for key, values in times.items():
+            setattr(self, key, statistics.median(values))
 
 
 _run_cache: list[_PostgresRun] = []

@@ -17,6 +17,8 @@
 #                 routes) with the token and GET /v1/notes without it (401), print the
 #                 answers (the token redacted), stop it with SIGTERM and fail
 #                 unless it exits cleanly
+#   TOOLKIT_ENV   the project's environment switch (default development: the project's
+#                 development SECRET_KEY, plain HTTP; see the README's deploy section)
 #   AUTH__DEFAULT__JWT_SECRET  the JWT signing secret (>= 32 bytes); a random one is
 #                 generated for the run when unset (tokens then die with the server)
 #   VENV          the virtualenv to use (default ./.venv, which `make venv` installs)
@@ -51,6 +53,12 @@ touch "$DEMO_DIR/$MARKER"
 
 cd "$DEMO_DIR"
 export DJANGO_ALLOWED_HOSTS="${DJANGO_ALLOWED_HOSTS:-*}"
+# The demo is development: plain HTTP on a laptop, the project's own development key. A
+# rendered project is production unless told otherwise (no SECRET_KEY fallback, HTTPS
+# enforced), so the demo says so; TOOLKIT_ENV=production runs it as production instead
+# (then DJANGO_SECRET_KEY is required, and DJANGO_SECURE_SSL_REDIRECT=0 for plain HTTP).
+export TOOLKIT_ENV="${TOOLKIT_ENV:-development}"
+say "TOOLKIT_ENV=$TOOLKIT_ENV"
 if [[ -z "${AUTH__DEFAULT__JWT_SECRET:-}" ]]; then
     AUTH__DEFAULT__JWT_SECRET="$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(48))')"
     export AUTH__DEFAULT__JWT_SECRET

@@ -8,8 +8,12 @@ first, so an unreachable server is a real fault worth seeing.
 from __future__ import annotations
 
 import os
+import secrets
+import shutil
 import socket
-from urllib.parse import urlsplit
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -33,13 +37,85 @@ def _reachable(url: str, default_port: int) -> bool:
         return False
 
 
+@pytest.fixture(autouse=True)
+def _database_access(django_db_blocker):
+    """Let every test reach its databases: batteries write through Django's connections.
+
+    pytest-django blocks database access outside tests marked ``django_db``; the
+    batteries' own databases (a migrated PostgreSQL database, SQLite files) are the
+    real services these tests exercise, so the block is lifted for all of them.
+    """
+    with django_db_blocker.unblock():
+        yield
+
+
+def migrate_database(entry: dict) -> str:
+    """Apply every installed app's migrations to the database ``entry``; return its alias."""
+    from django.core.management import call_command
+    from django.db import connections
+
+    from toolkit_batteries.core.slots import slot_alias
+
+    alias = slot_alias(connections, entry, preferred="default", prefix="toolkit_db")
+    call_command("migrate", database=alias, verbosity=0, interactive=False)
+    connections[alias].close()
+    return alias
+
+
 @pytest.fixture(scope="session")
-def postgres_dsn() -> str:
-    """Return the DSN of the real PostgreSQL server, failing the test if it is down."""
+def postgres_server_dsn() -> str:
+    """Return the DSN of the real PostgreSQL server's ``test`` database (not migrated)."""
     dsn = settings.TEST_POSTGRES_DSN
     if not _reachable(dsn, 5432):
         pytest.fail("PostgreSQL is unreachable at 127.0.0.1:5432; run `make services`")
     return dsn
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn(postgres_server_dsn: str, django_db_blocker) -> Iterator[str]:
+    """Return the DSN of a fresh database on the real PostgreSQL server, fully migrated.
+
+    Each test session creates its own database (and drops it at the end), so battery
+    tables always match this checkout's migrations and parallel runs never share rows.
+    """
+    import psycopg
+
+    from toolkit_batteries.db.databases import postgres_entry
+
+    name = f"toolkit_t_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(postgres_server_dsn)
+    dsn = urlunsplit(parts._replace(path=f"/{name}"))
+    with django_db_blocker.unblock():
+        migrate_database(postgres_entry(dsn))
+    yield dsn
+    from django.db import connections
+
+    for conn in connections.all(initialized_only=True):
+        if conn.settings_dict.get("NAME") == name:
+            conn.close()
+    with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def _sqlite_template(tmp_path_factory: pytest.TempPathFactory, django_db_blocker) -> Path:
+    """Return a SQLite file with every migration applied, made once per session."""
+    from toolkit_batteries.db.databases import sqlite_entry
+
+    path = tmp_path_factory.mktemp("sqlite-template") / "migrated.sqlite3"
+    with django_db_blocker.unblock():
+        migrate_database(sqlite_entry(str(path)))
+    return path
+
+
+@pytest.fixture
+def sqlite_dsn(_sqlite_template: Path, tmp_path: Path) -> str:
+    """Return the path of a fresh SQLite file with every migration applied."""
+    path = tmp_path / "migrated.sqlite3"
+    shutil.copyfile(_sqlite_template, path)
+    return str(path)
 
 
 @pytest.fixture(scope="session")

@@ -15,8 +15,11 @@ ROOT_URLCONF = "tests.urls"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
+    "django.contrib.admin",
     "django.contrib.contenttypes",
     "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
     "toolkit_batteries",
     "toolkit_batteries.db",
     "toolkit_batteries.log",
@@ -28,12 +31,34 @@ INSTALLED_APPS = [
     "toolkit_batteries.lock",
     "toolkit_batteries.queue",
     "toolkit_batteries.idempotency",
+    "toolkit_batteries.scheduler",
     "toolkit_batteries.ratelimit",
     "toolkit_batteries.eventbus",
     "toolkit_batteries.resilience",
     "toolkit_batteries.codegen",
     "rest_framework",
     "drf_spectacular",
+]
+
+# The admin (battery pages: queue messages and dead letters, sessions, ...) and its login.
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+STATIC_URL = "static/"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
 ]
 
 DATABASES = {

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.subprocesses import run_python_json
+
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "project_template"
 BIN = Path(sys.executable).parent
@@ -46,6 +48,9 @@ EXPECTED_FILES = {
 
 #: A JWT secret for the commands that need one (production mode has no fallback).
 TEST_JWT_SECRET = "template-test-secret-0123456789abcdefghijklmnop"
+#: The production SECRET_KEY of the children (production settings refuse to load without
+#: one); a test of the development fallback sets ``DJANGO_SECRET_KEY=""``.
+TEST_SECRET_KEY = "template-test-key-" + "k7Qz9" * 10
 
 #: Configuration variables of the services the template uses; a child must not inherit
 #: them from whoever runs the tests.
@@ -59,6 +64,7 @@ def _clean_env() -> dict[str, str]:
     for key in list(env):
         if key.startswith(_TOOLKIT_PREFIXES) or key == "TOOLKIT_ENV":
             del env[key]
+    env["DJANGO_SECRET_KEY"] = TEST_SECRET_KEY
     return env
 
 
@@ -212,8 +218,10 @@ def test_jwt_secret_has_a_fallback_only_in_development(project: Path, tmp_path: 
     assert len(secret) >= 32 and secret not in debug["secret_key"]
     assert _settings_of(project, TOOLKIT_ENV="dev")["toolkit"]["auth"] == debug["toolkit"]["auth"]
     other = render(tmp_path / "other")
-    other_secret = _settings_of(other, DJANGO_DEBUG="1")["toolkit"]["auth"]["options"]["jwt"]
-    assert other_secret["secret"] != secret
+    own = _settings_of(project, DJANGO_DEBUG="1", DJANGO_SECRET_KEY="")
+    other_own = _settings_of(other, DJANGO_DEBUG="1", DJANGO_SECRET_KEY="")
+    other_secret = other_own["toolkit"]["auth"]["options"]["jwt"]
+    assert other_secret["secret"] != own["toolkit"]["auth"]["options"]["jwt"]["secret"]
     # An environment secret wins and leaves no fallback behind.
     env = _settings_of(project, DJANGO_DEBUG="1", AUTH__DEFAULT__JWT_SECRET=TEST_JWT_SECRET)
     assert "auth" not in env["toolkit"]
@@ -224,7 +232,7 @@ def test_environment_moves_the_orm_to_postgresql_without_code_changes(
 ) -> None:
     info = _settings_of(project, DB__DEFAULT__ADAPTER="sqlserver", DB__DEFAULT__DSN=postgres_dsn)
     assert info["engine"] == "django.db.backends.postgresql"
-    assert info["name"] == "test"
+    assert info["name"] == postgres_dsn.rsplit("/", 1)[1]  # the fixture's database
     assert info["host"] == "127.0.0.1"
     assert _settings_of(project, DJANGO_DEBUG="1")["debug"] is True
 
@@ -237,7 +245,7 @@ def _free_port() -> int:
 
 def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     demo_dir = tmp_path / "demo"
-    env = _clean_env() | {
+    env = {k: v for k, v in _clean_env().items() if k != "DJANGO_SECRET_KEY"} | {
         "DEMO_SMOKE": "1",
         "DEMO_DIR": str(demo_dir),
         "DEMO_NAME": "smokeproj",
@@ -262,7 +270,7 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert json.loads(answers["/healthz"]) == {"status": "ok", "db": "sqlite"}
     index = json.loads(answers["/"])
     assert index["project"] == "smokeproj"
-    assert index["toolkit"] == "0.8.0"
+    assert "toolkit" not in index and "django" not in index  # no versions for anyone
 
     # The reference application: register, log in, read /api/me with the token.
     posts = dict(re.findall(r"^POST (\S+) -> (\d+ .*)$", result.stdout, re.M))
@@ -276,9 +284,11 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
 
     # The routes compiled from schema/app.toolkit, with the token and without it.
     assert "demo: toolkit new smokeproj" in result.stdout
+    # No variable was set: the demo itself switches to development (the project's own key).
+    assert "demo: TOOLKIT_ENV=development" in result.stdout
     assert "demo: toolkit compile" in result.stdout
     assert "demo: toolkit db migrate" in result.stdout
-    assert "All 8 services OK" in result.stdout
+    assert "All 14 services OK" in result.stdout
     assert "create api/migrations/0001_initial.py" in result.stdout
     status, body = posts["/v1/notes"].split(" ", 1)
     note = json.loads(body)
@@ -312,7 +322,7 @@ def call(method, path, data=None, token=None, **extra):
         extra["HTTP_AUTHORIZATION"] = f"Bearer {token}"
     if data is not None:
         extra.update(data=json.dumps(data), content_type="application/json")
-    response = getattr(client, method)(path, **extra)
+    response = getattr(client, method)(path, secure=True, **extra)  # production is HTTPS
     try:
         body = response.json()
     except ValueError:
@@ -338,7 +348,7 @@ first = call("get", "/v1/notes?limit=2", token=token)["body"]
 rest = call("get", f"/v1/notes?limit=2&cursor={first['next_cursor']}", token=token)["body"]
 out["pages"] = [[n["title"] for n in first["items"]], [n["title"] for n in rest["items"]],
                 rest["next_cursor"]]
-schema = client.get("/api/schema/", {"format": "json"})
+schema = client.get("/api/schema/", {"format": "json"}, secure=True)
 paths = sorted(json.loads(schema.content)["paths"])
 out["openapi"] = {"status": schema.status_code, "paths": paths}
 print(json.dumps(out))
@@ -369,17 +379,7 @@ def test_compiled_schema_serves_notes_beside_the_reference_app(tmp_path: Path) -
             "DJANGO_ALLOWED_HOSTS": "testserver",
         }
     )
-    result = subprocess.run(
-        [sys.executable, "-c", _COMPILED_API_SCRIPT],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=child_env,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = run_python_json(_COMPILED_API_SCRIPT, cwd=project, env=child_env, timeout=60)
 
     assert out["register"]["status"] == 201 and out["login"] == 200
     created = out["create"]

@@ -1,3 +1,7 @@
-"""URLs of the test project (none yet)."""
+"""URLs of the test project: the health endpoints every project wires."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from toolkit_batteries.http.health import healthz, readyz
+
+urlpatterns: list = [path("healthz", healthz), path("readyz", readyz)]

@@ -60,7 +60,9 @@ SCALARS: tuple[str, ...] = (
 SCALAR_ALIASES: dict[str, str] = {"datetime": "timestamp"}
 HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
-#: gRPC-canonical error codes usable in ``errors:`` and their HTTP statuses.
+#: gRPC-canonical error codes usable in ``errors:`` and their HTTP statuses. This is the
+#: one code -> status table: ``toolkit_batteries.core.errors.HTTP_STATUS`` (every battery,
+#: the generated views, ``docs/http.md``) is built from it plus the transport-only codes.
 ERROR_STATUS: dict[str, int] = {
     "cancelled": 499,
     "unknown": 500,

@@ -20,6 +20,8 @@ import pytest
 
 SCRIPT = Path(sys.executable).parent / "toolkit"
 REPO = Path(__file__).resolve().parents[2]
+#: The production SECRET_KEY every run gets (``base_env(DJANGO_SECRET_KEY="")`` unsets it).
+TEST_SECRET_KEY = "cli-test-key-" + "Vb3xR" * 10
 
 
 class Ran:
@@ -50,6 +52,9 @@ def base_env(**extra: str) -> dict[str, str]:
         if k != "DJANGO_SETTINGS_MODULE" and not k.startswith("TOOLKIT_")
     }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # A rendered project is production unless TOOLKIT_ENV says otherwise, and production
+    # settings refuse to load without a key of their own.
+    env["DJANGO_SECRET_KEY"] = TEST_SECRET_KEY
     env.update(extra)
     return env
 

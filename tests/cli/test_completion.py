@@ -2,9 +2,11 @@
 
 The bash script is sourced into ``bash --norc --noprofile`` and its completion function is
 driven as readline would drive it (COMP_WORDS, COMP_CWORD, COMP_LINE, COMP_POINT), then
-COMPREPLY is read back. zsh and fish run their scripts too when the shell is installed
-(zsh with the completion-system builtins stubbed, fish through ``complete -C``); without
-the shell, the scripts' structure is checked instead. Nothing is skipped.
+COMPREPLY is read back. zsh and fish run their scripts too (zsh with the completion-system
+builtins stubbed, fish through ``complete -C``), after the scripts' structure is checked.
+Both shells are part of the project's setup (``scripts/system-packages.sh``, run by ``make
+services`` and ``make test``): a machine without them fails these tests, naming the script,
+instead of passing on the structure alone. Nothing is skipped.
 """
 
 from __future__ import annotations
@@ -170,6 +172,15 @@ def test_bash_registers_the_function_with_file_name_fallback(scripts: dict[str, 
     assert proc.stdout.strip() == "complete -o default -F _toolkit toolkit"
 
 
+def _require_shell(name: str) -> None:
+    """Fail (not skip, not pass on the structure alone) when the setup did not install it."""
+    if shutil.which(name) is None:
+        pytest.fail(
+            f"{name} is not installed: run scripts/system-packages.sh (make services does), "
+            f"which installs the shells whose completion scripts these tests run"
+        )
+
+
 # --------------------------------------------------------------------------- zsh
 
 # The completion-system functions, stubbed to print what they were handed.
@@ -224,8 +235,7 @@ def test_zsh_script(scripts: dict[str, Path]) -> None:
     assert "'generate entity --field') _toolkit_reply=()" in text
     assert "'queue:work --pool') _toolkit_reply=('threads' 'processes')" in text
     assert "compdef _toolkit toolkit" in text
-    if shutil.which("zsh") is None:
-        return  # no zsh on this machine: the structure above is what can be checked
+    _require_shell("zsh")
     syntax = subprocess.run(["zsh", "-n", str(scripts["zsh"])], capture_output=True, check=False)
     assert syntax.returncode == 0, syntax
     lines = [
@@ -287,8 +297,7 @@ def test_fish_script(scripts: dict[str, Path], tmp_path: Path) -> None:
         assert f"complete -c toolkit -n '__toolkit_at generate' -f -a '{sub}'" in text
     assert "-n '__toolkit_at compile' -l 'backend' -r" in text
     assert "-n '__toolkit_at queue:work' -l 'pool' -x -a 'threads processes'" in text
-    if shutil.which("fish") is None:
-        return  # no fish on this machine: the structure above is what can be checked
+    _require_shell("fish")
     (tmp_path / "schema.toolkit").write_text("")
     lines = [
         "toolkit ge",

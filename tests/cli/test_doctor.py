@@ -1,6 +1,6 @@
 """``toolkit doctor`` through the installed script: real opens, real failures, no secrets.
 
-A rendered project (with the cache battery added to ``INSTALLED_APPS``) is healthy on its
+A rendered project (its template installs the cache battery's app) is healthy on its
 defaults; pointing the cache at a closed port fails that row only, exit 0, and exit 4
 under ``--strict``. Secrets given in the environment never appear in any output.
 """
@@ -21,13 +21,9 @@ KV_PASSWORD = "kv-pw-Qz7-never-shown"
 
 @pytest.fixture(scope="module")
 def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Render a project and install ``toolkit_batteries.cache`` (as `toolkit add` does)."""
+    """Render a project; its template installs ``toolkit_batteries.cache`` already."""
     root = render_project(tmp_path_factory.mktemp("doctor") / "demo")
-    settings = root / "demo" / "settings.py"
-    text = settings.read_text()
-    anchor = '    "toolkit_batteries.ratelimit",\n'
-    assert anchor in text
-    settings.write_text(text.replace(anchor, anchor + '    "toolkit_batteries.cache",\n'))
+    assert '"toolkit_batteries.cache",' in (root / "demo" / "settings.py").read_text()
     return root
 
 
@@ -48,14 +44,14 @@ def test_default_project_is_healthy(project_dir: Path) -> None:
     assert any(line.startswith("config ") and line.endswith("✔") for line in lines)
     for service in ("auth", "cache", "db", "log", "password", "ratelimit/login"):
         assert any(line.split()[:1] == [service] and "✔" in line for line in lines), service
-    assert "All 9 services OK" in text.stdout
+    assert "All 14 services OK" in text.stdout
     assert "✘" not in text.stdout
 
     body = run_toolkit("doctor", "--json", cwd=project_dir, env=_env()).json
     assert (body["exitCode"], body["ok"]) == (0, True)
     assert body["breadcrumbs"] == ["toolkit config show"]
     data = body["data"]
-    assert (data["ok"], data["failed"]) == (9, 0)
+    assert (data["ok"], data["failed"]) == (14, 0)
     assert data["rows"][0] == {"service": "config", "instance": "", "adapter": "", "ok": True}
     assert {"service": "cache", "instance": "default", "adapter": "memory", "ok": True} in data[
         "rows"
@@ -69,12 +65,12 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
     assert text.returncode == 0, text
     [cache] = [line for line in text.stdout.splitlines() if line.startswith("cache ")]
     assert "kvserver" in cache and "✘" in cache and "127.0.0.1:1" in cache
-    assert "Summary: 8 OK, 1 FAIL" in text.stdout
+    assert "Summary: 13 OK, 1 FAIL" in text.stdout
 
     strict = run_toolkit("doctor", "--strict", "--json", cwd=project_dir, env=env)
     body = strict.json
     assert (strict.returncode, body["exitCode"], body["ok"]) == (4, 4, False)
-    assert body["error"] == "toolkit doctor: 1 of 9 services failed (--strict)"
+    assert body["error"] == "toolkit doctor: 1 of 14 services failed (--strict)"
     [row] = [r for r in body["data"]["rows"] if r["service"] == "cache"]
     assert row["ok"] is False and row["adapter"] == "kvserver" and row["error"]
 
@@ -87,7 +83,7 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
         check=False,
     )
     assert managed.returncode == 4, managed.stderr
-    assert "1 of 9 services failed (--strict)" in managed.stderr
+    assert "1 of 14 services failed (--strict)" in managed.stderr
 
     for output in (
         text.stdout,

@@ -59,7 +59,12 @@ def _wait_until_up(base: str, server: subprocess.Popen[str], limit: float = 30) 
 
 def test_new_compile_migrate_serve_register_login_call_and_stop(tmp_path: Path) -> None:
     project = tmp_path / "shop"
-    env = base_env(AUTH__DEFAULT__JWT_SECRET=secrets.token_urlsafe(48), WEB_CONCURRENCY="1")
+    env = base_env(
+        AUTH__DEFAULT__JWT_SECRET=secrets.token_urlsafe(48),
+        WEB_CONCURRENCY="1",
+        # Production settings, served over plain HTTP on the loopback interface.
+        DJANGO_SECURE_SSL_REDIRECT="0",
+    )
 
     created = run_toolkit("new", "shop", "--dir", str(project), "--json", env=env)
     assert created.returncode == 0, created

@@ -47,8 +47,15 @@ def test_new_renders_the_template_and_prints_next_steps(tmp_path: Path) -> None:
     assert _files(project) == _expected("demo")
     assert "created project demo (package demo)" in ran.stdout
     assert "with batteries: db, log, auth, password, ratelimit" in ran.stdout
-    tail = ran.stdout.split("next steps:")[1].split()
-    assert " ".join(tail) == "cd ./demo toolkit compile toolkit db migrate toolkit serve"
+    tail = [line.split("#")[0].strip() for line in ran.stdout.split("next steps:")[1].splitlines()]
+    assert [line for line in tail if line] == [
+        "cd ./demo",
+        "export TOOLKIT_ENV=development",
+        "toolkit compile",
+        "toolkit db migrate",
+        "toolkit serve",
+    ]
+    assert "production: DJANGO_SECRET_KEY instead" in ran.stdout
     settings = (project / "demo" / "settings.py").read_text()
     assert "{{" not in settings and 'ROOT_URLCONF = "demo.urls"' in settings
 
@@ -65,7 +72,19 @@ def test_new_json_with_batteries_then_manage_check_passes(tmp_path: Path) -> Non
     assert data["name"] == "shop-api" and data["package"] == "shop_api"
     assert data["dir"] == str(target.resolve())
     assert set(data["files"]) == _expected("shop_api") == _files(target)
-    assert data["batteries"] == ["db", "log", "auth", "password", "ratelimit", "cache", "queue"]
+    # The template's own batteries (those with tables are always listed), then the extras.
+    assert data["batteries"] == [
+        "db",
+        "log",
+        "auth",
+        "password",
+        "ratelimit",
+        "cache",
+        "queue",
+        "idempotency",
+        "session",
+        "scheduler",
+    ]
     assert env["breadcrumbs"] == ["toolkit generate", "toolkit compile"]
     settings = (target / "shop_api" / "settings.py").read_text()
     assert '"cache": {"adapter": "kvserver"},' in settings  # the alias, canonical
@@ -92,7 +111,8 @@ def test_new_dry_run_writes_nothing(tmp_path: Path) -> None:
     where = (tmp_path / "empty").resolve()
     assert first == (
         f"dry run: would create project demo (package demo) in {where} "
-        "with batteries: db, log, auth, password, ratelimit"
+        "with batteries: db, log, auth, password, ratelimit, cache, queue, idempotency, session, "
+        "scheduler"
     )
     assert "  would write demo/settings.py" in ran.stdout.splitlines()
     ran = run_toolkit("--json", "new", "demo", "--dry-run", "--batteries", "lock", cwd=tmp_path)

@@ -42,6 +42,9 @@ def env(**extra: str) -> dict[str, str]:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = render_project(tmp_path_factory.mktemp("queue_work") / "demo")
     (root / "api" / "jobs.py").write_text(JOBS, encoding="utf-8")
+    # The db queue's tables come from migrations, as in a deployed project.
+    migrate = [sys.executable, "manage.py", "migrate", "--no-input"]
+    subprocess.run(migrate, cwd=root, env=env(), check=True, capture_output=True, timeout=120)
     return root
 
 

@@ -51,7 +51,6 @@ BAD = {
     "bad_cron": 'SCHEDULES = [Schedule("bad", "99 * * * *", "api.jobs.touch")]',
 }
 SETTINGS = """
-INSTALLED_APPS += ["toolkit_batteries.scheduler"]
 TOOLKIT_SCHEDULES = [os.environ.get("EXTRA_SCHEDULES", "extra_schedules")]
 """
 
@@ -74,6 +73,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / f"{name}.py").write_text(header + body + "\n", encoding="utf-8")
     with (root / "demo" / "settings.py").open("a", encoding="utf-8") as fh:
         fh.write(SETTINGS)
+    # The db queue's tables come from migrations, as in a deployed project.
+    migrate = [sys.executable, "manage.py", "migrate", "--no-input"]
+    subprocess.run(migrate, cwd=root, env=env(), check=True, capture_output=True, timeout=120)
     return root
 
 

@@ -78,7 +78,8 @@ def start(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         argv,
         cwd=cwd,
-        env=base_env(),
+        # Production settings, served over plain HTTP on the loopback interface.
+        env=base_env(DJANGO_SECURE_SSL_REDIRECT="0"),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -19,7 +19,7 @@ from toolkit_batteries.core import catalog, loading
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.errors import ServiceUnavailableError
-from toolkit_batteries.core.pools import SQLPoolSettings
+from toolkit_batteries.core.groups import KVServerConnection
 
 EVENTS: list[tuple[str, str, str]] = []
 _counts: dict[str, int] = {}
@@ -188,19 +188,18 @@ class ToolkitErrorCloseAdapter(RecordingAdapter):
 
 
 class PoolUsingAdapter(RecordingAdapter):
-    """Borrows a shared SQLite pool and uses it again while closing."""
+    """Borrows the shared Redis client and uses it again while closing."""
 
     @classmethod
     def open(cls, ctx: OpenContext) -> RecordingAdapter:
-        """Borrow the pool named by the ``dsn`` option."""
+        """Borrow the client of the Redis named by the ``dsn`` option."""
         adapter = super().open(ctx)
-        adapter.pool = ctx.pools.sql(ctx.service, ctx.options.dsn, SQLPoolSettings())
+        adapter.client = ctx.pools.kvserver(ctx.service, KVServerConnection(), url=ctx.options.dsn)
         return adapter
 
     def close(self) -> None:
-        """Prove the pool is still open when the service closes."""
-        with self.pool.connection() as conn:
-            conn.execute("select 1")
+        """Prove the client is still leased when the service closes."""
+        assert self.client.ping() is True
         super().close()
 
 

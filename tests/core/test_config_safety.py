@@ -162,7 +162,7 @@ def test_load_with_100_environment_variables_is_fast():
     assert len(environ) == 100
     Config.load({}, environ)  # warm the per-class caches
     best = min(_timed(lambda: Config.load({}, environ)) for _ in range(30))
-    assert best < 0.005
+    assert best < 0.02  # about 1 ms on an idle machine; room for a loaded two-core one
 
 
 def _timed(action) -> float:

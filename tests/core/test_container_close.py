@@ -171,7 +171,7 @@ def test_deadline_bounds_every_wait_and_replaces_the_default(
     with pytest.raises(ExceptionGroup) as caught:
         c.close(deadline=started + 0.2)
     elapsed = time.monotonic() - started
-    assert elapsed < 1.0
+    assert elapsed < 5.0  # the 0.2 s deadline, with room for a loaded machine; not 60 s
     errors = caught.value.exceptions
     assert [type(e) for e in errors] == [CloseTimeoutError, CloseTimeoutError]
     assert [e.service for e in errors] == ["queue", "cache"]
@@ -179,8 +179,10 @@ def test_deadline_bounds_every_wait_and_replaces_the_default(
     assert errors[1].timeout < errors[0].timeout  # the remaining time shrinks
 
 
-def test_pools_close_after_every_service(tmp_path) -> None:
-    dsn = str(tmp_path / "shared.db")
+def test_pools_close_after_every_service() -> None:
+    from django.conf import settings
+
+    dsn = settings.TEST_REDIS_URL
     c = Container(config(cache={"adapter": path("PoolUsingAdapter"), "options": {"dsn": dsn}}))
     c.cache()
     assert not c.pools.closed

@@ -1,7 +1,8 @@
 """Pool sharing (spec: "Pool sharing"): one pool per target, closed once, after everyone.
 
-SQL pools are exercised on real SQLite files and the real PostgreSQL server; key-value
-clients on the real Redis server (database 15).
+SQL databases are Django connection aliases (one per database), exercised on real SQLite
+files and the real PostgreSQL server; key-value clients on the real Redis server
+(database 15).
 """
 
 from __future__ import annotations
@@ -30,12 +31,11 @@ from toolkit_batteries.core.kvclient import default_pool_size
 from toolkit_batteries.core.pools import (
     MEMORY,
     PoolRegistry,
-    SQLPoolSettings,
     parse_sql_target,
     resolve_kv_address,
 )
-
-DEFAULTS = SQLPoolSettings()
+from toolkit_batteries.db.connections import open_database_alias
+from toolkit_batteries.db.databases import dsn_entry
 
 
 def with_query(dsn: str, **params: str) -> str:
@@ -123,11 +123,16 @@ def test_unsupported_targets_raise_without_the_value(dsn):
     assert "redis://h" not in str(info.value)
 
 
-def test_registry_rejects_a_bad_dsn_as_invalid_options(registry):
-    with pytest.raises(InvalidOptionsError) as info:
-        registry.sql("cache", "mysql://user:hunter2@h/app", DEFAULTS, instance="primary")
+def test_a_bad_dsn_is_invalid_options_without_the_value():
+    toolkit = {"cache": {"default": {"adapter": "db", "options": {"dsn": "mysql://u:hunter2@h/a"}}}}
+    container = Container(Config.load(toolkit, {}))
+    try:
+        with pytest.raises(InvalidOptionsError) as info:
+            container.cache()
+    finally:
+        container.close()
     assert info.value.field == "dsn"
-    assert "cache.primary" in str(info.value)
+    assert "cache.default" in str(info.value)
     assert "hunter2" not in str(info.value)
 
 
@@ -138,143 +143,71 @@ def test_target_description_hides_the_password():
     assert "hunter2" not in parse_sql_target("host=db password=hunter2").describe()
 
 
-# --------------------------------------------------------------------------- SQLite sharing
+# --------------------------------------------------------------------------- Django aliases
+#
+# SQL batteries no longer hold pools: every database is a Django connection alias (one
+# connection per thread, pooled by Django's OPTIONS["pool"] on PostgreSQL). The sharing
+# rules the spec gives for pools hold for aliases.
 
 
-def test_same_file_spelled_differently_shares_one_pool(registry, tmp_path, monkeypatch):
+def _alias(dsn: str, service: str = "db", **kwargs: Any) -> Any:
+    entry = dsn_entry(dsn, None, service=service, instance="default")
+    return open_database_alias(entry, service=service, instance="default", **kwargs)
+
+
+def test_same_file_spelled_differently_shares_one_alias(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    first = registry.sql("db", "./a.db", DEFAULTS)
-    assert registry.sql("cache", "a.db", DEFAULTS) is first
-    assert registry.sql("queue", str(tmp_path / "a.db"), DEFAULTS) is first
-    assert registry.sql("session", "sqlite:///a.db", DEFAULTS) is first
-    assert registry.sql("search", "other.db", DEFAULTS) is not first
-    [entry, _] = registry.describe()
-    assert entry["owner"] == "db.default"
-    assert entry["borrowers"] == ["db.default", "cache.default", "queue.default", "session.default"]
+    first = _alias("./a.db")
+    assert _alias("a.db", "cache").alias == first.alias
+    assert _alias(str(tmp_path / "a.db"), "queue").alias == first.alias
+    assert _alias("sqlite:///a.db", "session").alias == first.alias
+    assert _alias("other.db", "search").alias != first.alias
 
 
-def test_resources_of_lists_what_a_service_opened_or_borrowed(registry, tmp_path):
-    shared = registry.sql("db", str(tmp_path / "a.db"), DEFAULTS)
-    registry.sql("cache", str(tmp_path / "a.db"), DEFAULTS)
-    other = registry.sql("queue", str(tmp_path / "b.db"), DEFAULTS)
-    assert registry.resources_of("db.default") == [shared]
-    assert registry.resources_of("cache.default") == [shared]
-    assert registry.resources_of("queue.default") == [other]
-    assert registry.resources_of("session.default") == []
+def test_memory_never_shares():
+    first, second = _alias(MEMORY), _alias(MEMORY, "cache")
+    try:
+        assert first.alias != second.alias
+        first.execute("CREATE TABLE only_in_first (x integer)")
+        assert second.fetch_all("SELECT name FROM sqlite_master") == []
+    finally:
+        first.close()
+        second.close()
 
 
-def test_memory_never_shares(registry):
-    first = registry.sql("db", ":memory:", DEFAULTS)
-    second = registry.sql("cache", ":memory:", DEFAULTS)
-    assert first is not second
-    with first.connection() as conn:
-        conn.execute("CREATE TABLE only_in_first (x)")
-    with second.connection() as conn:
-        names = conn.execute("SELECT name FROM sqlite_master").fetchall()
-    assert names == []
-
-
-def test_dedicated_pool_is_private_and_still_closed_by_the_registry(tmp_path):
-    registry = PoolRegistry()
+def test_dedicated_gets_an_alias_of_its_own(tmp_path):
     path = str(tmp_path / "d.db")
-    shared = registry.sql("db", path, DEFAULTS)
-    private = registry.sql("queue", path, DEFAULTS, dedicated=True)
-    again = registry.sql("cache", path, DEFAULTS)
-    assert private is not shared
-    assert again is shared
-    assert registry.sql("queue", path, DEFAULTS, dedicated=True) is not private
-    registry.close()
-    for pool in (shared, private):
-        with pytest.raises(ServiceUnavailableError), pool.connection():
-            pass
+    shared = _alias(path)
+    private = _alias(path, "queue", dedicated=True)
+    assert private.alias != shared.alias
+    assert _alias(path, "cache").alias == shared.alias
+    assert _alias(path, "queue", dedicated=True).alias == private.alias  # same service: same
 
 
-def test_failed_open_is_not_remembered(registry, tmp_path):
+def test_failed_open_leaves_nothing_behind(tmp_path):
     path = tmp_path / "missing-dir" / "x.db"
     with pytest.raises(ServiceUnavailableError) as info:
-        registry.sql("db", str(path), DEFAULTS)
+        _alias(str(path))
     assert str(path) not in str(info.value)
-    assert registry.describe() == []
     path.parent.mkdir()
-    pool = registry.sql("db", str(path), DEFAULTS)
-    assert registry.sql("cache", str(path), DEFAULTS) is pool
+    assert _alias(str(path)).fetch_value("SELECT 1") == 1
 
 
-def test_registry_close_is_once_and_refuses_new_pools(tmp_path):
-    registry = PoolRegistry()
-    pool = registry.sql("db", str(tmp_path / "c.db"), DEFAULTS)
-    calls = []
-    real_close = pool.close
-    pool.close = lambda *a, **k: (calls.append(1), real_close(*a, **k))  # counting spy
-    assert registry.close() == []
-    assert registry.close() == []
-    assert calls == [1]
-    with pytest.raises(ServiceUnavailableError):
-        registry.sql("db", str(tmp_path / "c.db"), DEFAULTS)
-
-
-def test_close_gathers_failures_and_keeps_closing(tmp_path):
-    registry = PoolRegistry()
-    first = registry.sql("db", str(tmp_path / "1.db"), DEFAULTS)
-    second = registry.sql("cache", str(tmp_path / "2.db"), DEFAULTS)
-
-    def broken(*args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("boom")
-
-    second.close = broken
-    failures = registry.close()
-    assert [type(f) for f in failures] == [RuntimeError]
-    with pytest.raises(ServiceUnavailableError), first.connection():
-        pass
-
-
-def test_concurrent_opens_of_one_target_make_one_pool(registry, tmp_path):
+def test_concurrent_opens_of_one_database_make_one_alias(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     path = str(tmp_path / "race.db")
     with ThreadPoolExecutor(8) as executor:
-        pools = list(executor.map(lambda i: registry.sql(f"s{i}", path, DEFAULTS), range(16)))
-    assert len({id(p) for p in pools}) == 1
-    assert len(registry.describe()) == 1
+        aliases = set(executor.map(lambda i: _alias(path, f"s{i}").alias, range(16)))
+    assert len(aliases) == 1
 
 
-# --------------------------------------------------------------------------- max_conns warning
-
-
-def test_differing_max_conns_warns_naming_services_never_the_dsn(registry, postgres_dsn, caplog):
-    dsn = postgres_dsn.replace("postgres@", "postgres:hunter2-secret@")
-    registry.sql("db", dsn, SQLPoolSettings(max_conns=4))
-    with caplog.at_level(logging.WARNING, logger="toolkit.pools"):
-        registry.sql("cache", dsn, SQLPoolSettings(max_conns=4))  # same: silent
-        registry.sql("queue", dsn, SQLPoolSettings(max_conns=0))  # unset: silent
-        assert caplog.records == []
-        registry.sql("session", dsn, SQLPoolSettings(max_conns=9), instance="web")
-    [record] = caplog.records
-    text = record.getMessage()
-    assert record.name == "toolkit.pools"
-    assert "session.web" in text and "db.default" in text and "max_conns" in text
-    for secret in ("hunter2-secret", dsn, "127.0.0.1", "postgresql://"):
-        assert secret not in caplog.text
-    assert not any(ch.isdigit() for ch in text)  # neither size is echoed
-
-
-def test_first_opener_settings_win(registry, tmp_path):
-    path = str(tmp_path / "w.db")
-    pool = registry.sql("db", path, SQLPoolSettings(max_conns=3))
-    assert registry.sql("cache", path, SQLPoolSettings(max_conns=20)) is pool
-    assert pool.settings.max_conns == 3
-    assert pool.max_size == 3
-
-
-# --------------------------------------------------------------------------- PostgreSQL sharing
-
-
-def test_trimmed_dsn_shares_and_query_string_does_not(registry, postgres_dsn):
-    first = registry.sql("db", postgres_dsn, DEFAULTS)
-    assert registry.sql("cache", f"  {postgres_dsn}\n", DEFAULTS) is first
-    other = registry.sql("queue", with_query(postgres_dsn, application_name="tk_q"), DEFAULTS)
-    assert other is not first
-    assert len(registry.describe()) == 2
+def test_trimmed_dsn_shares_and_query_string_does_not(postgres_dsn):
+    first = _alias(postgres_dsn)
+    assert _alias(f"  {postgres_dsn}\n", "cache").alias == first.alias
+    other = _alias(with_query(postgres_dsn, application_name="tk_q"), "queue")
+    assert other.alias != first.alias
+    assert other.fetch_value("SELECT current_setting('application_name')") == "tk_q"
 
 
 def _backends(name: str) -> int:
@@ -332,38 +265,42 @@ def test_failed_open_retries_on_the_next_call(postgres_dsn):
         admin.close()
 
 
-def test_unreachable_server_fails_fast_without_the_dsn(registry):
+def test_unreachable_server_fails_fast_without_the_dsn():
     dsn = "postgresql://postgres:hunter2@127.0.0.1:1/test"
     with pytest.raises(ServiceUnavailableError) as info:
-        registry.sql("workflow", dsn, DEFAULTS, instance="bg")
+        _alias(dsn, "workflow")
     message = str(info.value)
-    assert message.startswith("workflow.bg: unavailable:")
-    assert "connection refused" in message
+    assert message.startswith("workflow.default: unavailable:")
+    assert "connection refused" in message.lower()
     assert "hunter2" not in message and "127.0.0.1" not in message
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
-def test_postgres_pool_sizes_follow_settings(registry, postgres_dsn):
-    settings = SQLPoolSettings(
-        max_conns=3,
-        min_conns=2,
-        max_conn_lifetime=timedelta(minutes=5),
-        max_conn_idle_time=timedelta(seconds=30),
-    )
-    pool = registry.sql("db", postgres_dsn, settings)
-    assert pool.pool.max_size == 3
-    assert pool.pool.min_size == 2
-    assert pool.pool.max_lifetime == 300
-    assert pool.pool.max_idle == 30
-    defaults = registry.sql("db", with_query(postgres_dsn, connect_timeout="5"), DEFAULTS)
-    assert defaults.pool.max_size == 10
-    assert defaults.pool.min_size == 0
+def test_postgres_pool_sizes_become_djangos_pool_options(postgres_dsn):
+    options = {
+        "dsn": with_query(postgres_dsn, application_name="tk_pool"),
+        "max_conns": 3,
+        "min_conns": 2,
+        "max_conn_lifetime": "5m",
+        "max_conn_idle_time": "30s",
+    }
+    container = Container(Config.load({"db": {"adapter": "sqlserver", "options": options}}, {}))
+    try:
+        db = container.db()
+        pool = db.django_connection.pool
+        assert (pool.max_size, pool.min_size) == (3, 2)
+        assert (pool.max_lifetime, pool.max_idle) == (300, 30)
+    finally:
+        container.close()
 
 
-def test_missing_psycopg_names_the_sqlserver_extra(registry, postgres_dsn, monkeypatch):
+def test_missing_psycopg_names_the_sqlserver_extra(postgres_dsn, monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)
+    container = Container(
+        Config.load({"db": {"adapter": "sqlserver", "options": {"dsn": postgres_dsn}}}, {})
+    )
     with pytest.raises(MissingExtraError) as info:
-        registry.sql("db", postgres_dsn, DEFAULTS)
+        container.db()
     assert info.value.extra == "sqlserver"
     assert "django-toolkit[sqlserver]" in str(info.value)
 
@@ -372,30 +309,24 @@ def test_missing_psycopg_names_the_sqlserver_extra(registry, postgres_dsn, monke
 
 
 class SQLBorrower:
-    """A plugin that borrows the db's pool and queries it while it closes."""
+    """A plugin that borrows its database as SQL batteries do (``database_for``)."""
 
-    closed_with: list[Any] = []
-
-    def __init__(self, pool: Any) -> None:
-        self.pool = pool
+    def __init__(self, database) -> None:
+        self.database = database
 
     @classmethod
-    def open(cls, ctx: Any) -> SQLBorrower:
-        return cls(ctx.pools.sql(ctx.service, ctx.options["dsn"], DEFAULTS, instance=ctx.instance))
+    def open(cls, ctx):
+        from toolkit_batteries.db.connections import open_database_alias
+        from toolkit_batteries.db.databases import dsn_entry
 
-    def close(self) -> None:
-        # Borrowers never close the pool; it must still work while they close.
-        with self.pool.connection() as conn:
-            cursor = conn.cursor()
-            cursor.execute("SELECT 1")
-            SQLBorrower.closed_with.append(cursor.fetchone()[0])
+        entry = dsn_entry(ctx.options["dsn"], None, service=ctx.service, instance=ctx.instance)
+        return cls(open_database_alias(entry, service=ctx.service, instance=ctx.instance))
 
 
 @pytest.mark.parametrize("db_first", [True, False])
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
-def test_container_shares_one_pool_closed_once_after_every_borrower(
-    kind, db_first, tmp_path, postgres_dsn
-):
+def test_container_shares_one_django_alias_per_database(kind, db_first, tmp_path, postgres_dsn):
+    """Every service pointed at one database uses one Django alias (one connection a thread)."""
     if kind == "sqlite":
         dsn, adapter = str(tmp_path / "shared.db"), "sqlfile"
         options = {"path": dsn}
@@ -410,7 +341,6 @@ def test_container_shares_one_pool_closed_once_after_every_borrower(
         "plugins": {"borrower": {"adapter": f"{__name__}.SQLBorrower", "options": {"dsn": dsn}}},
     }
     container = Container(Config.load(settings, {}))
-    SQLBorrower.closed_with = []
     if db_first:
         db = container.db()
         borrower = container.plugin("borrower")
@@ -418,22 +348,11 @@ def test_container_shares_one_pool_closed_once_after_every_borrower(
         borrower = container.plugin("borrower")
         db = container.db()
     replica = container.db("replica")
-    assert borrower.pool is db.pool is replica.pool
-    assert len(container.pools.describe()) == 1
-
-    closes = []
-    real_close = db.pool.close
-    db.pool.close = lambda *a, **k: (
-        closes.append(list(SQLBorrower.closed_with)),
-        real_close(*a, **k),
-    )
-    db.close()  # the db service's own close leaves the pool alone
-    assert db.fetch_value("SELECT 1") == 1
+    assert borrower.database.alias == db.alias == replica.alias
+    assert borrower.database.django_connection is db.django_connection
     container.close()
-    # Closed exactly once, and only after the borrower had closed (and used it).
-    assert closes == [[1]]
-    with pytest.raises(ServiceUnavailableError), db.pool.connection():
-        pass
+    with pytest.raises(ServiceUnavailableError):
+        db.fetch_value("SELECT 1")
 
 
 # --------------------------------------------------------------------------- key-value clients

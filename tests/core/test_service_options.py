@@ -54,6 +54,12 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
     "cache": {
         "adapter": "the spec's prose: the adapter field inside cache options is a legacy "
         "duplicate of the outer adapter; old settings still carry it",
+        "serializer": "issue 12 #5: values from a shared Redis or SQL table are unpickled; "
+        "signed_pickle or json refuses what the cache did not write",
+        "signing_key": "issue 12 #5: the HMAC key of signed_pickle (default: from SECRET_KEY)",
+    },
+    "auth": {
+        "oidc.leeway": "issue 12 #7: clock-skew tolerance for ID tokens (0 to 5 minutes)",
     },
 }
 
@@ -112,6 +118,7 @@ CREDENTIALS = {
     "webhook_secret",
     "key",
     "sign_key",
+    "signing_key",
     "headers",
 }
 

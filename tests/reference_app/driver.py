@@ -41,9 +41,18 @@ def answer(response: Any) -> dict[str, Any]:
 
 
 def client(address: str = "10.0.0.1") -> Any:
+    """Return a test client whose every request comes over HTTPS, as in production.
+
+    The project redirects plain HTTP outside development.
+    """
     from django.test import Client
 
-    return Client(REMOTE_ADDR=address)
+    class HttpsClient(Client):
+        def generic(self, *args: Any, **kwargs: Any) -> Any:
+            kwargs["secure"] = True
+            return super().generic(*args, **kwargs)
+
+    return HttpsClient(REMOTE_ADDR=address)
 
 
 def post(path: str, data: Any, *, raw: bytes | None = None, address: str = "10.0.0.1") -> dict:
@@ -77,7 +86,8 @@ def scenario_register() -> dict[str, Any]:
     out: dict[str, Any] = {}
     out["created"] = register(" Ann@Example.com ", name="Ann")
     out["created_without_name"] = register("bob@example.com")
-    out["taken_other_case"] = register("ann@EXAMPLE.com")
+    # The taken email with another password and name: the account must stay Ann's.
+    out["taken_other_case"] = register("ann@EXAMPLE.com", PASSWORD + " 2", name="Mallory")
     out["bad_json"] = post("/api/register", None, raw=b"{not json")
     out["not_an_object"] = post("/api/register", [1, 2])
     out["invalid_email"] = register("no-at-sign")
@@ -99,7 +109,7 @@ def scenario_register() -> dict[str, Any]:
 
 
 def scenario_register_flood() -> dict[str, Any]:
-    """Register from one address until the limiter answers 429 (taken emails: no hashing)."""
+    """Register from one address until the limiter answers 429 (taken emails included)."""
     register("flood@example.com", address="10.7.7.7")
     statuses = [register("flood@example.com", address="10.7.7.7")["status"] for _ in range(25)]
     return {
@@ -113,14 +123,17 @@ def scenario_login() -> dict[str, Any]:
     from toolkit_batteries import services
 
     out: dict[str, Any] = {}
-    created = register("dana@example.com", name="Dana")
+    from accounts.models import Account
+
+    register("dana@example.com", name="Dana")
+    account_id = str(Account.objects.get(email__iexact="dana@example.com").id)
     out["ok"] = login("dana@example.com")
     out["ok_other_case"] = login("DANA@example.com ", address="10.0.0.2")
     token = out["ok"]["body"]["token"]
     claims = services.auth().verify(token)
     expires = datetime.fromisoformat(out["ok"]["body"]["expires_at"])
     out["claims"] = {
-        "subject_is_account": claims.subject == created["body"]["id"],
+        "subject_is_account": claims.subject == account_id,
         "expires_in_s": (expires - datetime.now(UTC)).total_seconds(),
         "expires_at_matches": abs((claims.expires_at - expires).total_seconds()) < 1,
     }

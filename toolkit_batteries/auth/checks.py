@@ -8,14 +8,21 @@
   error, so a build step without secrets still passes ``check``).
 * ``toolkit_auth.E002``: the ``jwt`` options break a rule: a secret under 32 bytes, a
   ``jwt.keys`` entry without ``kid`` or with a repeated one, ``jwt.active_kid`` naming no
-  listed key, a negative ``jwt.leeway``, a ``jwt.max_ttl`` under one second.
+  listed key, a ``jwt.leeway`` negative or over 5 minutes, a ``jwt.max_ttl`` under
+  one second.
 * ``toolkit_auth.E003``: the ``oidc`` adapter without ``oidc.issuer`` or
-  ``oidc.client_id``, or with an http / loopback / private issuer and no
-  ``oidc.allow_insecure``.
+  ``oidc.client_id``, with an http / loopback / private issuer and no
+  ``oidc.allow_insecure``, or with an ``oidc.leeway`` negative or over 5 minutes.
 * ``toolkit_auth.E004``: ``TOOLKIT_AUTH_REVOCATION`` is not one of the accepted forms.
+* ``toolkit_auth.E005``: ``TOOLKIT_AUTH_REVOCATION`` names a cache that is not a
+  ``kvserver`` cache (the ``memory`` cache evicts, the ``db`` cache culls and truncates:
+  revocations would be forgotten); opening refuses it too.
+* ``toolkit_auth.E006``: the ``session`` adapter over a ``memory`` session store outside
+  development (``TOOLKIT_ENV`` not ``dev``/``test``/``development``); opening refuses it.
 * ``toolkit_auth.W002``: revocations or session tokens live in a ``memory`` store (the
-  ``session`` adapter over a ``memory`` session store, or ``TOOLKIT_AUTH_REVOCATION``
-  naming a ``memory`` cache or session store): other processes do not see them.
+  ``session`` adapter over a ``memory`` session store in development, or
+  ``TOOLKIT_AUTH_REVOCATION`` naming a ``memory`` session store): other processes do
+  not see them.
 
 The shared rules come from :mod:`.policy`, the same code the adapters open with, so
 ``check`` and ``services.auth()`` never disagree. Messages name instances and fields,
@@ -25,7 +32,7 @@ never values.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -33,7 +40,7 @@ from django.core import checks
 
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 
-from .policy import build_keyring, check_url
+from .policy import build_keyring, check_leeway, check_url, development_switch
 from .revocation import SETTING
 
 if TYPE_CHECKING:
@@ -64,11 +71,22 @@ def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
 
 
 def _session_checks(instance: str) -> Iterator[checks.CheckMessage]:
-    if _adapter_of("session", instance, fallback=True) == "memory":
+    if _adapter_of("session", instance, fallback=True) != "memory":
+        return
+    if development_switch():
         yield _memory_warning(
             f"auth.{instance}: the session adapter uses a memory session store; "
             "tokens are valid and revocable in one process only"
         )
+        return
+    yield checks.Error(
+        f"auth.{instance}: the session adapter needs a shared session store, and its "
+        "session store uses the memory adapter; opening auth fails",
+        hint="use the kvserver or db session adapter, or TOOLKIT_ENV=development for a "
+        "single-process development server",
+        obj=_OBJ,
+        id="toolkit_auth.E006",
+    )
 
 
 def _jwt_checks(options: Any, instance: str) -> Iterator[checks.CheckMessage]:
@@ -103,6 +121,7 @@ def _oidc_checks(options: Any, instance: str) -> Iterator[checks.CheckMessage]:
         )
         if not options.client_id:
             raise InvalidOptionsError("auth", "oidc.client_id", "is required", instance=instance)
+        check_leeway(options.leeway, "oidc.leeway", instance)
     except InvalidOptionsError as exc:
         yield checks.Error(
             str(exc),
@@ -113,13 +132,32 @@ def _oidc_checks(options: Any, instance: str) -> Iterator[checks.CheckMessage]:
 
 
 def _revocation_checks(instance: str) -> Iterator[checks.CheckMessage]:
-    value = getattr(settings, SETTING, None)
-    if isinstance(value, Mapping):
-        value = value.get(instance)
+    from toolkit_batteries.core.sidesettings import SideSettingError, read_side_setting
+
+    from .revocation import REVOCATION
+
+    try:
+        stores = read_side_setting(REVOCATION, getattr(settings, SETTING, None)) or {}
+    except SideSettingError:
+        yield _setting_error(instance, "is not one of the accepted forms")
+        return
+    value = stores.get(instance, stores.get("*"))
     if value in (None, "", "memory"):
         return
     kind, _, name = value.partition(":") if isinstance(value, str) else ("", "", "")
-    if kind in ("cache", "session") and "." not in value:
+    if kind == "cache" and "." not in value:
+        adapter = _adapter_of("cache", name or "default")
+        if adapter and adapter != "kvserver":
+            yield checks.Error(
+                f"auth.{instance}: setting {SETTING} names a cache on the {adapter} adapter, "
+                "which evicts entries and is emptied by clear(); revocations would be "
+                "forgotten",
+                hint='name a kvserver cache, or use "session" over a kvserver or db session store',
+                obj=f"settings.{SETTING}",
+                id="toolkit_auth.E005",
+            )
+        return
+    if kind == "session" and "." not in value:
         if _adapter_of(kind, name or "default") == "memory":
             yield _memory_warning(
                 f"auth.{instance}: {SETTING} names a {kind} store on the memory adapter; "

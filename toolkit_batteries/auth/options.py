@@ -29,7 +29,7 @@ class JWTOptions:
     issuer: str = option("", doc="token issuer")
     audience: str = option("", doc="intended audience")
     max_ttl: Duration = option(timedelta(0), doc="cap on token lifetimes; 0 = no cap")
-    leeway: Duration = option(timedelta(0), doc="clock-skew tolerance for exp and nbf")
+    leeway: Duration = option(timedelta(0), doc="clock-skew tolerance for exp and nbf (at most 5m)")
 
 
 @options_class
@@ -42,6 +42,7 @@ class OIDCOptions:
     allow_insecure: bool = option(
         False, doc="permit an http issuer and an issuer at a private address"
     )
+    leeway: Duration = option(timedelta(0), doc="clock-skew tolerance for exp and nbf (at most 5m)")
 
 
 @options_class

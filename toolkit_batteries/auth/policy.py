@@ -17,10 +17,48 @@ from urllib.parse import urlsplit
 
 from toolkit_batteries.core.errors import InvalidOptionsError
 
-__all__ = ["MIN_SECRET_BYTES", "KeyRing", "build_keyring", "check_url", "host_is_public"]
+__all__ = [
+    "MAX_LEEWAY",
+    "MIN_SECRET_BYTES",
+    "KeyRing",
+    "build_keyring",
+    "check_leeway",
+    "check_url",
+    "development_switch",
+    "host_is_public",
+]
+
+#: The environment variable of the toolkit's development switch, and its "on" values
+#: (the same ones the crypto battery's development key accepts).
+ENV_VARIABLE = "TOOLKIT_ENV"
+DEV_ENVIRONMENTS = frozenset({"dev", "test", "development"})
+
+
+def development_switch(environ: Any = None) -> bool:
+    """Tell whether ``TOOLKIT_ENV`` is ``dev``, ``test`` or ``development`` (any case)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    return str(env.get(ENV_VARIABLE, "")).strip().lower() in DEV_ENVIRONMENTS
+
 
 #: The spec's ``MinSecretLen``: HMAC secrets shorter than this fail at open.
 MIN_SECRET_BYTES = 32
+#: Largest clock-skew tolerance (``jwt.leeway``, ``oidc.leeway``). Skew between hosts
+#: synchronised by NTP is well under a second; a larger leeway only keeps expired (or
+#: not yet valid) tokens alive, so a long one is a configuration mistake, refused.
+MAX_LEEWAY = timedelta(minutes=5)
+
+
+def check_leeway(leeway: timedelta, field: str, instance: str = "default") -> float:
+    """Return ``leeway`` in seconds once it is within 0 and :data:`MAX_LEEWAY`."""
+    if leeway < timedelta(0):
+        raise InvalidOptionsError("auth", field, "must not be negative", instance=instance)
+    if leeway > MAX_LEEWAY:
+        raise InvalidOptionsError(
+            "auth", field, "must be at most 5m (clock skew, not a grace period)", instance=instance
+        )
+    return leeway.total_seconds()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +94,8 @@ def build_keyring(options: Any, instance: str = "default") -> KeyRing:
     Rules: ``jwt.secret``, when set, is at least 32 bytes; every ``jwt.keys`` entry has
     a unique non-empty ``kid`` and a secret of at least 32 bytes; ``jwt.active_kid``
     names a listed key; at least one of ``jwt.secret`` and ``jwt.keys`` is set;
-    ``jwt.leeway`` is not negative and ``jwt.max_ttl`` is 0 or at least one second.
+    ``jwt.leeway`` is within 0 and :data:`MAX_LEEWAY` and ``jwt.max_ttl`` is 0 or at
+    least one second.
     """
 
     def invalid(name: str, reason: str) -> InvalidOptionsError:
@@ -82,8 +121,7 @@ def build_keyring(options: Any, instance: str = "default") -> KeyRing:
             "jwt.secret",
             f"is required (at least {MIN_SECRET_BYTES} bytes) unless jwt.keys lists signing keys",
         )
-    if options.leeway < timedelta(0):
-        raise invalid("jwt.leeway", "must not be negative")
+    check_leeway(options.leeway, "jwt.leeway", instance)
     if options.max_ttl < timedelta(0) or timedelta(0) < options.max_ttl < timedelta(seconds=1):
         raise invalid("jwt.max_ttl", "must be 0 (no cap) or at least one second")
     if by_kid:

@@ -1,14 +1,28 @@
-"""The ``cache`` battery: a key/value cache with TTL, as a Django ``BaseCache``.
+"""The ``cache`` battery: a key/value cache with TTL, and each adapter IS a Django backend.
 
-Get the configured cache from the registry (``services.cache()``) or a container
-(``container.cache()``); pick ``memory`` (the default), ``kvserver`` or ``db`` in
-settings. Every adapter is a :class:`django.core.cache.backends.base.BaseCache`, so it
-has Django's whole cache API; :mod:`.backends` offers the same adapters to Django's
-``CACHES`` setting.
+Pick ``memory`` (the default), ``kvserver`` or ``db`` in ``TOOLKIT["cache"]`` and derive
+Django's ``CACHES`` from it in ``settings.py``::
+
+    from toolkit_batteries.cache import django_cache_settings
+    CACHES = django_cache_settings(TOOLKIT)
+
+Then ``services.cache()`` (or ``container.cache()``) is ``caches["default"]``: one
+object, one key namespace, built and held by Django, so ``cache_page``, DRF throttles and
+cached sessions use the configured cache. A script's ``Container(config)`` without Django
+settings gets the same classes, registered with ``caches`` at run time.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from .base import DEFAULT_TIMEOUT, Cache
 
-__all__ = ["DEFAULT_TIMEOUT", "Cache"]
+__all__ = ["DEFAULT_TIMEOUT", "Cache", "django_cache_settings"]
+
+
+def django_cache_settings(config: Any = None, *, overrides: Any = None) -> dict[str, Any]:
+    """Return the ``CACHES`` setting ``TOOLKIT["cache"]`` implies (see :mod:`.settings`)."""
+    from .settings import django_cache_settings as build
+
+    return build(config, overrides=overrides)

@@ -1,28 +1,40 @@
-"""The cache service: Django's ``BaseCache`` interface, opened by the container.
+"""The cache service: each adapter IS a Django cache backend, built and held by ``caches``.
 
-Every adapter is a real :class:`django.core.cache.backends.base.BaseCache`, so code
-written against ``django.core.cache.caches`` works unchanged on ``services.cache()``:
-``get/set/add/delete/touch/incr/decr/get_many/set_many/delete_many/has_key/clear``,
-``timeout`` in seconds, ``DEFAULT_TIMEOUT`` meaning "the cache's default" (300 s, as
-Django), ``None`` meaning "never expires" and ``0`` or less meaning "expired at once",
-keys built by ``KEY_PREFIX``/``VERSION``/``KEY_FUNCTION`` exactly as Django builds them.
+Every adapter is a :class:`django.core.cache.backends.base.BaseCache` subclass with
+Django's constructor ``(location, params)``, so ``CACHES`` can name it and
+``django.core.cache.caches`` builds it, holds one per thread, resets it on
+``setting_changed`` and calls ``close()`` after every request. ``settings.py`` derives
+``CACHES`` from ``TOOLKIT["cache"]`` (:func:`~toolkit_batteries.cache.django_cache_settings`),
+and the container's ``open`` finds the alias holding the instance (registering one at run
+time when settings do not derive it), so ``services.cache()`` *is* ``caches["default"]``:
+one object, one key namespace.
+
+The entry's parts:
+
+* ``LOCATION``: the cache's name (the ``TOOLKIT`` instance). It names the memory store,
+  the Redis key namespace (``toolkit:cache:<name>:``) and the ``db`` adapter's rows, so
+  ``clear()`` removes this cache's entries and no other cache's.
+* ``OPTIONS``: the battery's options (``url``, ``pool_size``, ``dsn``, ``max_entries``,
+  ``serializer``...), decoded as strictly as ``TOOLKIT``: an unknown key fails with a "did
+  you mean"; any spelling of case and underscores (``MAX_ENTRIES``) matches.
+* ``TIMEOUT``, ``KEY_PREFIX``, ``VERSION``, ``KEY_FUNCTION``: Django's own meaning.
 
 What this class adds to ``BaseCache``:
 
 * a cheaper key check: Django's memcached-portability warning is kept, but a key that
   is short and printable (almost every key) skips its regular expression;
 * :meth:`expiry_seconds`, the one place the timeout rules are written down;
-* the container's identity (``service_name``, ``adapter_name``, ``instance``) and
-  :meth:`close`, which the container calls once at shutdown. Using an adapter after that
-  raises :class:`ServiceUnavailableError`; the classes in :mod:`.backends` override
-  ``close`` because Django calls it after every request.
+* the container's identity (``service_name``, ``adapter_name``, ``instance``).
+
+``close()`` does nothing: Django calls it after every request, and the store, client or
+database belongs to the process (memory, kvserver) or to Django's connections (db).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.core.cache.backends.base import (
     DEFAULT_TIMEOUT,
@@ -33,8 +45,44 @@ from django.core.cache.backends.base import (
 )
 
 from toolkit_batteries.core.adapter import ClosedResource, Service
+from toolkit_batteries.core.options import Where, build_options, decode_mapping, normalize
 
-__all__ = ["DEFAULT_TIMEOUT", "Cache", "ClosedResource"]
+if TYPE_CHECKING:
+    from toolkit_batteries.core.adapter import OpenContext
+    from toolkit_batteries.core.slots import Held
+
+    from .options import CacheOptions
+
+__all__ = ["DEFAULT_TIMEOUT", "Cache", "ClosedResource", "decode_options"]
+
+#: Django-only ``OPTIONS`` keys BaseCache itself reads; the battery ignores them.
+_DJANGO_ONLY = frozenset({"cullfrequency"})
+#: The source named by errors about ``CACHES`` entries.
+SOURCE = "settings.CACHES"
+
+
+def decode_options(
+    params: Mapping[str, Any], instance: str, *, extra: tuple[str, ...] = ()
+) -> tuple[CacheOptions, dict[str, Any]]:
+    """Decode ``params["OPTIONS"]`` as the cache battery's options, strictly.
+
+    Keys named in ``extra`` (folded) are not options: they are returned apart (the db
+    adapter's ``database`` alias).
+    """
+    from .options import CacheOptions
+
+    raw = dict(params.get("OPTIONS") or {})
+    wanted = {normalize(name): name for name in extra}
+    kept: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for key, value in raw.items():
+        folded = normalize(str(key))
+        if folded in wanted:
+            kept[wanted[folded]] = value
+        elif folded not in _DJANGO_ONLY:
+            options[key] = value
+    where = Where("cache", instance, SOURCE)
+    return build_options(CacheOptions, decode_mapping(CacheOptions, options, where), where), kept
 
 
 class Cache(Service, BaseCache):
@@ -42,10 +90,32 @@ class Cache(Service, BaseCache):
 
     service_name: ClassVar[str] = "cache"
 
-    def __init__(self, params: Mapping[str, Any] | None = None, *, instance: str = "default"):
+    def __init__(self, location: Any, params: Mapping[str, Any]) -> None:
         """Read Django's cache parameters (``TIMEOUT``, ``KEY_PREFIX``, ``VERSION``...)."""
         BaseCache.__init__(self, dict(params or {}))
-        self.instance = instance
+        #: The cache's name (``LOCATION``): the TOOLKIT instance it was derived from.
+        self.instance = str(location or "").strip() or "default"
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> Held[Cache]:
+        """Return the ``caches`` alias holding this instance (see :mod:`.settings`)."""
+        from .settings import open_held
+
+        return open_held(cls, ctx)
+
+    @classmethod
+    def prepare(cls, ctx: OpenContext) -> dict[str, Any]:
+        """Check what the adapter needs before Django builds it; return entry arguments.
+
+        Runs in the container's ``open``: the kvserver adapter resolves its address
+        (``require_tls`` fails here) and registers its client with the container; the db
+        adapter finds its database and checks its table was migrated.
+        """
+        return {}
+
+    @classmethod
+    def opened(cls, cache: Cache, ctx: OpenContext) -> None:
+        """Finish the container's ``open`` on the Django-held object (the db purge)."""
 
     # ------------------------------------------------------------------ keys
 
@@ -84,7 +154,7 @@ class Cache(Service, BaseCache):
     # ------------------------------------------------------------------ lifecycle
 
     def close(self, **kwargs: Any) -> None:
-        """Release what the adapter holds; the container calls this once, at shutdown."""
+        """Do nothing: Django calls this after every request; the process owns the store."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} cache.{self.instance}>"

@@ -15,7 +15,9 @@ class CacheOptions(KVServerConnection):
     """Options of ``cache``; adapters ``memory`` (default), ``kvserver``, ``db``.
 
     The key-value server connection keys are inherited flat. ``db`` picks the SQL server
-    or the embedded file by DSN; its table, key prefix and TTL are set from code.
+    or the embedded file by DSN (empty: the ``db`` service's database). ``serializer`` and
+    ``signing_key`` are deliberate extras beyond the spec (values read back from a shared
+    server or table are unpickled; see the security note in docs/batteries/cache.md).
     """
 
     capacity: int = option(0, doc="hint of the expected number of entries")
@@ -27,4 +29,12 @@ class CacheOptions(KVServerConnection):
     )
     max_entries: int = option(1000, doc="entries stored before eviction (memory)")
     url: str = option("", doc="key-value server URL; takes precedence over addr")
+    serializer: str = option(
+        "pickle",
+        choices=("pickle", "signed_pickle", "json"),
+        doc="how kvserver and db values are stored: pickle, signed_pickle (HMAC) or json",
+    )
+    signing_key: str = option(
+        "", secret=True, doc="HMAC key of signed_pickle; empty derives one from SECRET_KEY"
+    )
     adapter: str = option("", doc="legacy duplicate of the outer adapter; set that one instead")

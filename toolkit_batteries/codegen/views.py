@@ -20,6 +20,9 @@ This module holds what those lines need, so generated code never carries logic:
 - :meth:`GeneratedView.page` reads ``cursor`` and ``limit`` (default 50, at most 200);
   :meth:`GeneratedView.respond` answers 200 with the serialised result and
   :meth:`GeneratedView.respond_page` with ``{"items": [...], "next_cursor": ...}``.
+  Cursors are signed: the handler's ``next_cursor`` leaves with an HMAC of
+  ``SECRET_KEY`` (:func:`sign_cursor`), and a cursor that comes back altered or forged is
+  a 400 on field ``cursor`` before the handler runs, which gets the cursor it wrote.
 - Errors use ``toolkit_batteries.http``'s shape whatever the project's
   ``REST_FRAMEWORK["EXCEPTION_HANDLER"]``: a handler raises ``ApiError`` for 4xx, and a
   handler stub's ``NotImplementedError`` answers 501 ``unimplemented``.
@@ -34,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from django.core import signing
 from django.http import HttpResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
@@ -294,7 +298,8 @@ class GeneratedView(APIView):
     def page(self, request: Request) -> tuple[str | None, int]:
         """Return the ``cursor`` (None for the first page) and ``limit`` query parameters."""
         cursor = request.query_params.get("cursor") or None
-        return cursor, parse_limit(request.query_params.get("limit"))
+        limit = parse_limit(request.query_params.get("limit"))
+        return (None if cursor is None else unsign_cursor(cursor)), limit
 
     # -- response -----------------------------------------------------------------------
 
@@ -313,7 +318,8 @@ class GeneratedView(APIView):
             ) from None
         shared = _shared(serializer)
         data = [shared.to_representation(item) for item in items]
-        return _json_response({"items": data, "next_cursor": next_cursor})
+        signed = None if next_cursor is None else sign_cursor(str(next_cursor))
+        return _json_response({"items": data, "next_cursor": signed})
 
     def handle_exception(self, exc: Exception) -> Response:
         """Name the rpc in a stub's 501, then answer as the toolkit handler does."""
@@ -321,6 +327,38 @@ class GeneratedView(APIView):
             rpc = self.rpcs.get(getattr(self, "_rpc_method", ""), "this rpc")
             exc = ApiError(501, "unimplemented", f"{rpc} is not implemented yet")
         return super().handle_exception(exc)
+
+
+#: Separates a cursor from its signature: outside the URL-safe base64 alphabet, and left
+#: as is in a query string.
+_CURSOR_SEP = "."
+#: Keeps cursor signatures apart from every other use of SECRET_KEY.
+_CURSOR_SALT = "toolkit.codegen.cursor"
+
+
+def _cursor_signer() -> signing.Signer:
+    # SECRET_KEY_FALLBACKS verify too, so rotating the key keeps cursors in flight valid.
+    return signing.Signer(sep=_CURSOR_SEP, salt=_CURSOR_SALT)
+
+
+def sign_cursor(cursor: str) -> str:
+    """Return ``cursor`` with its signature, as clients receive it.
+
+    A cursor is the handler's position in a list (often the last row's sort key): signed,
+    a client can hand it back but not point it elsewhere, so a handler may trust what it
+    decodes from one.
+    """
+    return _cursor_signer().sign(cursor)
+
+
+def unsign_cursor(signed: str) -> str:
+    """Return the cursor the handler wrote; an altered or forged one is a 400 on ``cursor``."""
+    try:
+        return _cursor_signer().unsign(signed)
+    except signing.BadSignature:
+        raise ApiError(
+            400, "invalid_argument", "invalid parameter cursor", {"cursor": ["invalid"]}
+        ) from None
 
 
 def _json_response(data: Any) -> HttpResponse:

@@ -4,11 +4,11 @@ An adapter is a class with an ``open`` class method. The container calls it on t
 accessor call for a ``(service, instance)`` pair with an :class:`OpenContext`, and later
 calls ``close()`` on the returned object (if it has one) when the container closes::
 
-    class SQLFileDatabase(Database):
+    class KVServerLock(Lock):
         @classmethod
-        def open(cls, ctx: OpenContext) -> SQLFileDatabase:
-            pool = ctx.pools.sql(ctx.service, ctx.options.path, settings, instance=ctx.instance)
-            return cls(pool)
+        def open(cls, ctx: OpenContext) -> KVServerLock:
+            client = ctx.pools.kvserver(ctx.service, ctx.options, instance=ctx.instance)
+            return cls(client, ctx.options)
 
 ``open`` may do I/O (connect, ping) and may raise; a failed open is not cached, so the next
 accessor call tries again. An adapter that needs another service asks the container for it

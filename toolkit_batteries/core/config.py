@@ -512,6 +512,24 @@ class Config:
         return cls(resolved.services, resolved.plugins)
 
     @classmethod
+    def of(cls, config: Config | Mapping[str, Any] | None = None) -> Config:
+        """Return ``config`` as a :class:`Config`: the one the slot derivations read.
+
+        ``settings.py`` calls ``django_databases(TOOLKIT)``, ``django_cache_settings``
+        and ``django_task_settings`` with the ``TOOLKIT`` mapping (loaded here with the
+        process environment, so ``SERVICE__INSTANCE__FIELD`` overrides apply); a loaded
+        ``Config`` passes through; ``None`` reads ``settings.TOOLKIT`` of a configured
+        Django (none at all otherwise).
+        """
+        if isinstance(config, Config):
+            return config
+        if config is None:
+            from django.conf import settings
+
+            config = getattr(settings, "TOOLKIT", None) if settings.configured else None
+        return cls.load(config, os.environ)
+
+    @classmethod
     def validate(
         cls, settings: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
     ) -> list[ConfigurationError]:

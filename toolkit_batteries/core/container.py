@@ -44,9 +44,28 @@ from .errors import (
     ToolkitError,
     UnknownAdapterError,
 )
+
+if TYPE_CHECKING:
+    # Each landed battery's public class, for the typed accessors below; imported for
+    # type checking only (a battery imports the container, not the other way round).
+    from toolkit_batteries.auth import Authenticator
+    from toolkit_batteries.cache import Cache
+    from toolkit_batteries.crypto import Crypto
+    from toolkit_batteries.db import Database
+    from toolkit_batteries.eventbus import EventBus
+    from toolkit_batteries.idempotency import Idempotency
+    from toolkit_batteries.lock import Lock
+    from toolkit_batteries.log import Logger
+    from toolkit_batteries.password import PasswordHasher
+    from toolkit_batteries.queue import Queue
+    from toolkit_batteries.ratelimit import RateLimiter
+    from toolkit_batteries.resilience import Policy
+    from toolkit_batteries.scheduler import Scheduler
+    from toolkit_batteries.session import SessionStore
 from .loading import import_dotted, resolve_adapter
 from .plugins import plugin_factory, registered_plugins
 from .pools import PoolRegistry
+from .slots import Held
 
 __all__ = ["CLOSE_TIMEOUT", "Container", "ContainerClosedError"]
 
@@ -84,6 +103,7 @@ class Container:
         "_closed",
         "_config",
         "_guard",
+        "_held",
         "_live",
         "_local",
         "_locks",
@@ -98,36 +118,36 @@ class Container:
 
         def ai(self, instance: str = "default") -> Any: ...
         def analytics(self, instance: str = "default") -> Any: ...
-        def auth(self, instance: str = "default") -> Any: ...
+        def auth(self, instance: str = "default") -> Authenticator: ...
         def billing(self, instance: str = "default") -> Any: ...
-        def cache(self, instance: str = "default") -> Any: ...
+        def cache(self, instance: str = "default") -> Cache: ...
         def cdn(self, instance: str = "default") -> Any: ...
-        def crypto(self, instance: str = "default") -> Any: ...
-        def db(self, instance: str = "default") -> Any: ...
+        def crypto(self, instance: str = "default") -> Crypto: ...
+        def db(self, instance: str = "default") -> Database: ...
         def document(self, instance: str = "default") -> Any: ...
-        def eventbus(self, instance: str = "default") -> Any: ...
+        def eventbus(self, instance: str = "default") -> EventBus: ...
         def flag(self, instance: str = "default") -> Any: ...
         def geo(self, instance: str = "default") -> Any: ...
         def i18n(self, instance: str = "default") -> Any: ...
-        def idempotency(self, instance: str = "default") -> Any: ...
-        def lock(self, instance: str = "default") -> Any: ...
-        def log(self, instance: str = "default") -> Any: ...
+        def idempotency(self, instance: str = "default") -> Idempotency: ...
+        def lock(self, instance: str = "default") -> Lock: ...
+        def log(self, instance: str = "default") -> Logger: ...
         def mailer(self, instance: str = "default") -> Any: ...
         def media(self, instance: str = "default") -> Any: ...
         def notification(self, instance: str = "default") -> Any: ...
         def observability(self, instance: str = "default") -> Any: ...
         def outbox(self, instance: str = "default") -> Any: ...
-        def password(self, instance: str = "default") -> Any: ...
+        def password(self, instance: str = "default") -> PasswordHasher: ...
         def payment(self, instance: str = "default") -> Any: ...
         def permission(self, instance: str = "default") -> Any: ...
-        def queue(self, instance: str = "default") -> Any: ...
-        def ratelimit(self, instance: str = "default") -> Any: ...
-        def resilience(self, instance: str = "default") -> Any: ...
+        def queue(self, instance: str = "default") -> Queue: ...
+        def ratelimit(self, instance: str = "default") -> RateLimiter: ...
+        def resilience(self, instance: str = "default") -> Policy: ...
         def router(self, instance: str = "default") -> Any: ...
-        def scheduler(self, instance: str = "default") -> Any: ...
+        def scheduler(self, instance: str = "default") -> Scheduler: ...
         def search(self, instance: str = "default") -> Any: ...
         def secrets(self, instance: str = "default") -> Any: ...
-        def session(self, instance: str = "default") -> Any: ...
+        def session(self, instance: str = "default") -> SessionStore: ...
         def storage(self, instance: str = "default") -> Any: ...
         def tenant(self, instance: str = "default") -> Any: ...
         def vectorstore(self, instance: str = "default") -> Any: ...
@@ -145,6 +165,8 @@ class Container:
             setattr(self, f"_live_{name}", live)
         #: plugin name -> instance -> opened object.
         self._plugins: dict[str, dict[str, Any]] = {}
+        #: (service, instance) -> an object Django's handler holds (see core.slots.Held).
+        self._held: dict[tuple[str, str], Held[Any]] = {}
         self._order: list[_Opened] = []
         self._pairs: list[tuple[str, str]] = []
         self._guard = threading.Lock()
@@ -220,7 +242,15 @@ class Container:
     # ------------------------------------------------------------------ opening
 
     def _open(self, service: str, instance: str) -> Any:
-        """Open ``service``/``instance`` (the accessors' slow path)."""
+        """Open ``service``/``instance`` (the accessors' slow path).
+
+        A service whose object Django's handler holds (``caches[alias]``, one per thread)
+        is never cached in the accessors' dict: its :class:`Held` getter is asked each
+        time, so ``services.cache()`` is always the object ``caches["default"]`` is.
+        """
+        held = self._held.get((service, instance))
+        if held is not None:
+            return held.get()
         self._refuse_if_closed(service, instance)
         cfg = self._config.service(service, instance)
 
@@ -252,7 +282,7 @@ class Container:
             if lock is None:
                 lock = self._locks[key] = threading.Lock()
         with lock:
-            obj = live.get(instance, _MISSING)
+            obj = live.get(instance, self._held.get(key, _MISSING))
             if obj is _MISSING:
                 self._refuse_if_closed(label, instance)
                 stack.append(key)
@@ -265,11 +295,16 @@ class Container:
                     if kept:
                         self._order.append(_Opened(label, instance, obj))
                         self._pairs.append(key)
-                        live[instance] = obj
+                        if isinstance(obj, Held):
+                            self._held[key] = self._held[(label, requested)] = obj
+                        else:
+                            live[instance] = obj
                 if not kept:
                     # close() ran while this open was in flight: do not leak the object.
                     _close_one(label, instance, obj, None)
                     self._refuse_if_closed(label, instance)
+            if isinstance(obj, Held):
+                return obj.get()
             if requested != instance:  # an instance name spelled differently
                 with self._guard:
                     if not self._closed:
@@ -301,11 +336,12 @@ class Container:
             for live in self._live.values():
                 live.clear()
             self._plugins.clear()
+            self._held.clear()
         errors: list[Exception] = []
         seen: set[int] = set()
         for entry in reversed(opened):
-            if id(entry.obj) in seen:
-                continue
+            if id(entry.obj) in seen or isinstance(entry.obj, Held):
+                continue  # Django owns what its handlers hold
             seen.add(id(entry.obj))
             error = _close_one(entry.service, entry.instance, entry.obj, deadline)
             if error is not None:
@@ -324,6 +360,14 @@ def _close_one(service: str, instance: str, obj: Any, deadline: float | None) ->
     """Close ``obj`` on a worker thread within its limit; return the failure, if any."""
     closer = getattr(obj, "close", None)
     if not callable(closer):
+        return None
+    if getattr(obj, "close_in_caller_thread", False):
+        # Thread-bound resources (Django's connections) can only be closed where they
+        # were opened; such closes are quick and local, so no time limit is needed.
+        try:
+            closer()
+        except Exception as exc:
+            return _as_close_error(service, instance, exc)
         return None
     limit = CLOSE_TIMEOUT if deadline is None else max(0.0, deadline - time.monotonic())
     outcome: list[BaseException] = []

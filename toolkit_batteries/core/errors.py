@@ -19,16 +19,27 @@ ToolkitError
 
 Configuration errors deliberately sit outside runtime errors so that code that swallows
 runtime failures (fail-silently paths) can never hide a broken configuration.
+
+:data:`HTTP_STATUS` is the one table from an error code (``{"error": {"code": ...}}``) to
+its HTTP status, for every battery, the generated views and the compiler alike (see
+``docs/http.md``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 from django.core.exceptions import ImproperlyConfigured
 
+# The compiler cannot import this package (it stays standalone), so the gRPC codes a
+# schema may declare keep their statuses in its syntax tree; this module adds only the
+# transport codes no schema declares. Either way one code has one status.
+from toolkit_codegen.nodes import ERROR_STATUS as _SCHEMA_ERROR_STATUS
+
 __all__ = [
+    "HTTP_STATUS",
     "CloseError",
     "ClosePanicError",
     "CloseTimeoutError",
@@ -43,7 +54,24 @@ __all__ = [
     "UnknownInstanceError",
     "UnknownServiceError",
     "did_you_mean",
+    "http_status",
 ]
+
+#: Error code -> HTTP status: the gRPC-canonical codes (``failed_precondition`` is 400,
+#: ``unavailable`` 503, ...) plus the transport's own. Read-only.
+HTTP_STATUS: Mapping[str, int] = MappingProxyType(
+    {
+        **_SCHEMA_ERROR_STATUS,
+        "method_not_allowed": 405,
+        "payload_too_large": 413,
+        "unsupported_media_type": 415,
+    }
+)
+
+
+def http_status(code: str) -> int:
+    """Return the HTTP status of error ``code``; raise ``KeyError`` for an unknown code."""
+    return HTTP_STATUS[code]
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:

@@ -10,7 +10,9 @@ The spec's connection keys map onto redis-py as far as redis-py supports them:
                               read timeout plus one second)
 ``max_conn_idle_time``        ``health_check_interval``: a connection idle longer than
                               this is checked with PING before reuse (default 30 s)
-``tls`` / ``rediss://``       ``SSLConnection`` with ``ssl_min_version`` TLS 1.2
+``tls`` / ``rediss://``       ``SSLConnection`` with ``ssl_min_version`` TLS 1.2 and
+                              ``ssl_check_hostname=True`` passed explicitly (redis-py
+                              before 6 defaulted to not checking the server's name)
 ``min_idle_conns``            not supported by redis-py (connections open on demand)
 ``max_conn_lifetime``         not supported by redis-py
 ============================  ==========================================================
@@ -20,12 +22,25 @@ timeouts) so a dead server fails a command instead of hanging it; a command that
 a stale connection is retried once on a new one, so a server restart costs no error.
 redis-py is imported here, lazily: a project without the ``kvserver`` extra never
 imports it.
+
+**One client per address, per process.** :data:`clients` is the process-wide registry
+every ``kvserver`` adapter (through ``ctx.pools.kvserver``) and every Django-held cache
+backend borrows from: one ``redis.Redis`` (one connection pool) per host, port, database,
+user name and TLS setting, whichever container or Django handler asks. The first opener's
+pool settings and password win. Each borrower holds a lease; the client is closed when the
+last lease is returned (a container closing, a cache backend garbage-collected), and any
+left at process exit.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
 import ssl
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import MissingExtraError
@@ -33,7 +48,9 @@ from .errors import MissingExtraError
 if TYPE_CHECKING:
     from .pools import KVAddress
 
-__all__ = ["build_kv_client", "default_pool_size"]
+__all__ = ["KVClients", "build_kv_client", "clients", "default_pool_size"]
+
+logger = logging.getLogger("toolkit.pools")
 
 #: Seconds to wait for a TCP connection (the original's dial timeout).
 CONNECT_TIMEOUT = 5.0
@@ -92,6 +109,9 @@ def build_kv_client(
     if address.tls:
         connection_class = redis.SSLConnection
         kwargs["ssl_min_version"] = ssl.TLSVersion.TLSv1_2
+        # Explicit: redis-py before 6 did not check the certificate's host name by default.
+        kwargs["ssl_check_hostname"] = True
+        kwargs["ssl_cert_reqs"] = ssl.CERT_REQUIRED
     pool = redis.BlockingConnectionPool(
         max_connections=pool_size if pool_size > 0 else default_pool_size(),
         timeout=pool_timeout.total_seconds() if pool_timeout else DEFAULT_POOL_TIMEOUT,
@@ -102,3 +122,100 @@ def build_kv_client(
     # The size the first opener asked for, compared by the registry with later openers.
     client.toolkit_pool_size = pool_size
     return client
+
+
+# --------------------------------------------------------------------------- registry
+
+
+@dataclass(slots=True)
+class _Shared:
+    client: Any
+    owner: str
+    leases: int
+
+
+def _close_client(client: Any) -> None:
+    client.close()
+    client.connection_pool.disconnect()
+
+
+class KVClients:
+    """The process-wide registry of ``redis.Redis`` clients, leased by their users."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_key: dict[Hashable, _Shared] = {}
+        self._by_client: dict[int, Hashable] = {}
+
+    def lease(
+        self,
+        address: KVAddress,
+        options: Any,
+        *,
+        service: str,
+        instance: str = "default",
+        private: Hashable | None = None,
+    ) -> Any:
+        """Return the client for ``address`` (building it once) and count one more lease.
+
+        ``private`` adds to the sharing key: borrowers passing equal ``private`` values
+        share a client of their own (a cache backend's ``dedicated_pool``); pass a fresh
+        ``object()`` for a client nobody else gets. Nothing connects here.
+        """
+        key: Hashable = (*address.share_key, address.username, address.tls, private)
+        with self._lock:
+            shared = self._by_key.get(key)
+            if shared is not None:
+                shared.leases += 1
+                return shared.client
+            # Built under the lock: building connects nothing, and two threads asking for
+            # one address must get one client.
+            client = build_kv_client(address, options, service=service, instance=instance)
+            self._by_key[key] = _Shared(client, f"{service}.{instance}", 1)
+            self._by_client[id(client)] = key
+            return client
+
+    def release(self, client: Any) -> None:
+        """Return one lease of ``client``; the last one closes it."""
+        with self._lock:
+            key = self._by_client.get(id(client))
+            shared = None if key is None else self._by_key.get(key)
+            if shared is None or shared.client is not client:
+                return
+            shared.leases -= 1
+            if shared.leases > 0:
+                return
+            del self._by_key[key]
+            del self._by_client[id(client)]
+        _close_client(client)
+
+    def owner(self, client: Any) -> str:
+        """Return ``service.instance`` of whoever built ``client`` (``""`` if unknown)."""
+        with self._lock:
+            key = self._by_client.get(id(client))
+            shared = None if key is None else self._by_key.get(key)
+            return shared.owner if shared is not None else ""
+
+    def leases(self, client: Any) -> int:
+        """Return how many leases of ``client`` are out (0 once it is closed)."""
+        with self._lock:
+            key = self._by_client.get(id(client))
+            shared = None if key is None else self._by_key.get(key)
+            return shared.leases if shared is not None else 0
+
+    def close_all(self) -> None:
+        """Close every client, leased or not (process exit; tests that need a clean slate)."""
+        with self._lock:
+            shared = list(self._by_key.values())
+            self._by_key.clear()
+            self._by_client.clear()
+        for entry in shared:
+            try:
+                _close_client(entry.client)
+            except Exception:  # at exit: one failing client must not keep others open
+                logger.debug("closing a key-value client failed", exc_info=True)
+
+
+#: The one registry of this process.
+clients = KVClients()
+atexit.register(clients.close_all)

@@ -72,7 +72,38 @@ def options_class(cls: type[T]) -> type[T]:
     Not slotted: option groups are shared by inheritance (a service re-declares a
     group's field to change its default), which slots would forbid.
     """
-    return dataclass(frozen=True, kw_only=True)(cls)
+    built = dataclass(frozen=True, kw_only=True, repr=False)(cls)
+    if "__repr__" not in cls.__dict__:
+        built.__repr__ = _options_repr  # type: ignore[method-assign]
+    return built
+
+
+def _options_repr(self: Any) -> str:
+    """Render like the dataclass repr, minus what could leak.
+
+    Secret fields are left out and every string (a DSN, a URL, a map value) goes through
+    the redactor, so ``repr(DBOptions)`` in a traceback or a log line never shows a password.
+    """
+    parts = [
+        f"{f.name}={_masked(getattr(self, f.name))!r}" for f in dataclasses.fields(self) if f.repr
+    ]
+    return f"{type(self).__qualname__}({', '.join(parts)})"
+
+
+def _masked(value: Any) -> Any:
+    """Return ``value`` with credentials masked, keeping its shape (nested options as is)."""
+    from .redaction import REDACTED, looks_secret, redact_string  # local: it imports us
+
+    if isinstance(value, str):
+        return redact_string(value)
+    if isinstance(value, Mapping):
+        return {
+            key: REDACTED if looks_secret(str(key)) and item not in ("", None) else _masked(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, tuple | list):
+        return type(value)(_masked(item) for item in value)
+    return value
 
 
 def option(

@@ -1,22 +1,21 @@
-"""Shared SQL pools and key-value clients (spec: "Pool sharing").
+"""Shared key-value clients and the parsing of SQL targets (spec: "Pool sharing").
 
-One :class:`PoolRegistry` lives in each container. DB-backed services ask it for a pool
-instead of opening their own, so ten services pointed at one database hold one pool:
+SQL batteries hold no pools of their own any more: every database is a Django connection
+alias (:mod:`toolkit_batteries.db.connections`), one per database, pooled by Django
+(``OPTIONS["pool"]`` on PostgreSQL). What stays here:
 
-* SQL: one pool per exact trimmed DSN (a URL with and without a query string are two
-  pools); SQLite by cleaned absolute file path (``./a.db`` and ``a.db`` share);
-  ``:memory:`` never shares, since every in-memory database is a different database.
-* The first opener's settings win; a later opener asking for a different nonzero
-  ``max_conns`` gets a warning on the ``toolkit.pools`` logger naming both services and
-  never the DSN.
-* Borrowers never close a pool: the registry closes each pool once, in :meth:`close`,
-  which the container calls after every service has closed.
-* ``dedicated=True`` opens a private pool, still closed by the registry.
-* Key-value server: one ``redis.Redis`` client per address and database, the same rules.
+* :func:`parse_sql_target`: what a DSN points at (dialect, location, sharing key), used
+  to derive the ``DATABASES`` entry of a battery's ``dsn``;
+* :class:`PoolRegistry`, one per container, for key-value servers: one ``redis.Redis``
+  client per address and database *per process*
+  (:data:`toolkit_batteries.core.kvclient.clients`), shared with every other container
+  and every Django-held cache backend. The registry leases it, remembers who borrowed it
+  (for ``toolkit doctor``), and returns the lease on close (the last lease out closes
+  the client). A later borrower asking for a different ``pool_size`` gets a warning on
+  the ``toolkit.pools`` logger naming both services and never the address.
 
-Opening is per key under its own lock: two threads asking for one DSN get one pool, and
-a slow server never blocks a service that asks for another one. A failed open is not
-remembered, so the next call tries again.
+Opening is per key under its own lock: two threads asking for one address get one
+client. A failed open is not remembered, so the next call tries again.
 """
 
 from __future__ import annotations
@@ -27,10 +26,8 @@ import re
 import threading
 import time
 from collections.abc import Callable, Hashable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .errors import InvalidOptionsError, ServiceUnavailableError
@@ -39,8 +36,6 @@ from .redaction import redact_string
 __all__ = [
     "MEMORY",
     "PoolRegistry",
-    "SQLPool",
-    "SQLPoolSettings",
     "SQLTarget",
     "parse_sql_target",
 ]
@@ -49,32 +44,6 @@ logger = logging.getLogger("toolkit.pools")
 
 #: The SQLite name of a private in-memory database.
 MEMORY = ":memory:"
-
-
-@dataclass(frozen=True, slots=True)
-class SQLPoolSettings:
-    """Pool settings a service asks for; 0 means the pool's own default."""
-
-    max_conns: int = 0
-    min_conns: int = 0
-    max_conn_lifetime: timedelta = timedelta(0)
-    max_conn_idle_time: timedelta = timedelta(0)
-
-
-class SQLPool(Protocol):
-    """A DB-API connection pool (psycopg 3 on PostgreSQL, sqlite3 on a file)."""
-
-    #: ``"postgresql"`` or ``"sqlite"``.
-    dialect: str
-    settings: SQLPoolSettings
-
-    def connection(self) -> AbstractContextManager[Any]:
-        """Lend a DB-API connection for the duration of a ``with`` block."""
-        ...
-
-    def close(self) -> None:
-        """Close every connection; called once, by the registry."""
-        ...
 
 
 # --------------------------------------------------------------------------- targets
@@ -272,17 +241,10 @@ class _Entry:
     closer: Callable[[Any, float | None], None] | None = None
 
 
-def _close_sql(pool: Any, timeout: float | None) -> None:
-    closer = pool.close
-    try:
-        closer(timeout=timeout) if timeout is not None else closer()
-    except TypeError:  # pools without a timeout parameter (sqlite)
-        closer()
+def _release_kv(client: Any, timeout: float | None) -> None:
+    from .kvclient import clients
 
-
-def _close_kv(client: Any, timeout: float | None) -> None:
-    client.close()
-    client.connection_pool.disconnect()
+    clients.release(client)
 
 
 class PoolRegistry:
@@ -305,47 +267,6 @@ class PoolRegistry:
         with self._lock:
             return [entry.resource for entry in self._opened if who in entry.borrowers]
 
-    # ------------------------------------------------------------------ SQL
-
-    def sql(
-        self,
-        service: str,
-        dsn: str,
-        settings: SQLPoolSettings,
-        *,
-        instance: str = "default",
-        dedicated: bool = False,
-    ) -> SQLPool:
-        """Return the shared pool for ``dsn`` (a URL or a file path), opening it if needed.
-
-        Raise :class:`InvalidOptionsError` for a DSN that is not a SQL target,
-        :class:`MissingExtraError` when the dialect's driver is absent and
-        :class:`ServiceUnavailableError` when the database cannot be reached.
-        """
-        try:
-            target = parse_sql_target(dsn)
-        except ValueError as exc:
-            raise InvalidOptionsError(service, "dsn", str(exc), instance=instance) from None
-
-        def opener() -> Any:
-            from toolkit_batteries.db.pools import open_sql_pool
-
-            return open_sql_pool(target, settings, service=service, instance=instance)
-
-        key = None if dedicated else target.share_key
-        return self._get(
-            ("sql", key) if key else None,
-            f"{service}.{instance}",
-            opener,
-            target.describe(),
-            _close_sql,
-            lambda pool: getattr(getattr(pool, "settings", None), "max_conns", 0),
-            settings.max_conns,
-            "max_conns",
-            service=service,
-            instance=instance,
-        )
-
     # ------------------------------------------------------------------ key-value
 
     def kvserver(
@@ -356,26 +277,39 @@ class PoolRegistry:
         instance: str = "default",
         url: str = "",
         dedicated: bool = False,
+        private: Hashable | None = None,
     ) -> Any:
-        """Return the shared ``redis.Redis`` client for the options' address and database.
+        """Return the process-wide ``redis.Redis`` client for the options' address and db.
 
-        Nothing connects here: redis-py connects on the first command. A ``require_tls``
-        violation raises :class:`ConfigurationError` before any client exists.
+        The client comes from :data:`toolkit_batteries.core.kvclient.clients`, shared by
+        every container and every Django-held cache backend of the process; this registry
+        holds one lease per address (returned in :meth:`close`) and remembers who borrowed
+        it, for ``toolkit doctor`` and :meth:`describe`. ``dedicated`` gives a client
+        nobody else shares; ``private`` a client shared only with borrowers passing an
+        equal value. Nothing connects here: redis-py connects on the first command. A
+        ``require_tls`` violation raises :class:`ConfigurationError` before any client
+        exists.
         """
+        from .kvclient import clients
+
         address = resolve_kv_address(service, options, instance=instance, url=url)
+        if dedicated and private is None:
+            private = object()
 
         def opener() -> Any:
-            from .kvclient import build_kv_client
-
-            return build_kv_client(address, options, service=service, instance=instance)
+            return clients.lease(
+                address, options, service=service, instance=instance, private=private
+            )
 
         pool_size = int(getattr(options, "pool_size", 0) or 0)
         return self._get(
-            None if dedicated else ("kv", address.share_key),
+            None
+            if dedicated
+            else ("kv", address.share_key, address.username, address.tls, private),
             f"{service}.{instance}",
             opener,
             address.describe(),
-            _close_kv,
+            _release_kv,
             lambda client: getattr(client, "toolkit_pool_size", 0),
             pool_size,
             "pool_size",

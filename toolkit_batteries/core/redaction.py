@@ -22,11 +22,19 @@ __all__ = ["REDACTED", "looks_secret", "redact", "redact_string"]
 #: What a masked value is replaced with.
 REDACTED = "[redacted]"
 
+# The password runs to the last "@" of the word: a password may hold "@" (or an unencoded
+# "/"), and masking too much (a query's "a@b" after the host) is the safe way to be wrong.
+# The host after that "@" ends at a path, query, fragment, quote, blank or the end.
 _URL_CREDENTIALS = re.compile(
-    r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<user>[^:@/\s]*):(?P<pw>[^@/\s]*)@"
+    r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<user>[^:@/\s'\"]*):(?P<pw>[^\s'\"]*)@"
+    r"(?=[^\s'\"@/?#]*(?:[/?#\s'\"]|$))"
 )
 _BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=\-]+")
-_KEYVALUE_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)\s*=\s*('[^']*'|\"[^\"]*\"|\S+)")
+# Any key ending in a password word: ``password=``, libpq's ``sslpassword=``, ``PGPASSWORD=``,
+# ``db_password=``.
+_KEYVALUE_PASSWORD = re.compile(
+    r"(?i)\b(\w*?(?:password|passwd|pwd))\s*=\s*('[^']*'|\"[^\"]*\"|\S+)"
+)
 # Matched against the key folded to lower case without "_", "-" or ".": a fragment
 # anywhere ("db_password", "x-api-key"), or one of the short names on its own ("auth",
 # "pwd", "key"), so "author" and "keyboard" stay visible while "auth" does not.

@@ -1,135 +1,145 @@
-"""The db service: a SQL connection pool with one query API on PostgreSQL and SQLite.
+"""The db service: Django's own database connection, with one query API on both dialects.
 
-Every adapter hands a pool from the container's registry to :class:`Database`, which
-does everything that must not differ between dialects:
+``services.db()`` returns a :class:`Database` that wraps ``django.db.connections[alias]``:
+Django opens, pools (``OPTIONS["pool"]`` on PostgreSQL), health-checks and closes the
+connection, and holds one per thread. What this class adds is what must not differ between
+PostgreSQL and SQLite for a battery that writes SQL:
 
-* one placeholder style, ``%s``, on both (``%%`` is a literal percent sign); SQLite
-  receives ``?``;
-* :meth:`Database.execute` and the ``fetch_*`` methods each borrow a connection and
-  commit when done, unless they run inside :meth:`Database.transaction`, which they then
-  join;
-* :meth:`Database.transaction` commits on a clean exit and rolls back when the block
-  raises; nested blocks are savepoints;
-* :meth:`Database.close` does nothing: the registry owns the pool, which other services
-  may be borrowing::
+* one placeholder style, ``%s``, on both (``%%`` is a literal percent sign);
+* :meth:`Database.execute` and the ``fetch_*`` methods run on the calling thread's
+  connection, so inside the caller's ``transaction.atomic()`` they are part of its
+  transaction and commit or roll back with its rows;
+* :meth:`Database.transaction` is ``transaction.atomic(using=alias)``: nested blocks are
+  savepoints, a block that raises rolls back;
+* errors are Django's (``django.db.IntegrityError``...), reachable as
+  ``db.driver.IntegrityError`` for code written against the old pools::
 
     db = services.db()
-    db.execute("CREATE TABLE IF NOT EXISTS notes (id integer PRIMARY KEY, body text)")
     with db.transaction():
         db.execute("INSERT INTO notes (id, body) VALUES (%s, %s)", (1, "100%% sure"))
     db.fetch_value("SELECT count(*) FROM notes")   # 1
+
+Battery tables are models with migrations (``manage.py migrate``); an adapter checks for
+them with :func:`require_tables` at open and never runs DDL.
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, ClassVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ServiceUnavailableError, ToolkitError
-from toolkit_batteries.core.pools import SQLPool, SQLPoolSettings
+from toolkit_batteries.core.adapter import ClosedResource, Service
+from toolkit_batteries.core.errors import (
+    ConfigurationError,
+    ServiceUnavailableError,
+    ToolkitError,
+)
+from toolkit_batteries.core.redaction import redact_string
 
-__all__ = ["Database", "Transaction", "pool_settings", "translate_placeholders"]
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models import Model
+
+__all__ = [
+    "Database",
+    "MissingTablesError",
+    "Transaction",
+    "check_placeholders",
+    "require_tables",
+]
+
 
 _PERCENT = re.compile(r"%(.?)", re.DOTALL)
-_QMARK = {"s": "?", "%": "%"}
-_FORMAT = {"s": "%s", "%": "%%"}
 
 
 @lru_cache(maxsize=512)
-def translate_placeholders(sql: str, dialect: str) -> str:
-    """Rewrite ``%s``/``%%`` for ``dialect``; reject every other ``%`` sequence.
+@lru_cache(maxsize=1024)
+def check_placeholders(sql: str) -> str:
+    """Return ``sql`` if its only ``%`` sequences are ``%s`` and ``%%``; else raise.
 
     Both dialects are checked the same way, so a query that works on SQLite in tests
-    cannot fail on PostgreSQL in production because of its placeholders.
+    cannot fail on PostgreSQL in production because of its placeholders. Statements are
+    nearly always constants, so the answer is cached per statement text.
     """
-    table = _QMARK if dialect == "sqlite" else _FORMAT
-
-    def swap(match: re.Match[str]) -> str:
-        replacement = table.get(match.group(1))
-        if replacement is None:
+    for match in _PERCENT.finditer(sql):
+        if match.group(1) not in ("s", "%"):
             raise ValueError(
                 "unsupported placeholder: use %s for parameters and %% for a literal percent sign"
             )
-        return replacement
-
-    return _PERCENT.sub(swap, sql)
+    return sql
 
 
-def pool_settings(options: Any) -> SQLPoolSettings:
-    """Return the pool settings carried by a service's options (missing fields are 0)."""
-    settings = SQLPoolSettings()
-    return SQLPoolSettings(
-        max_conns=int(getattr(options, "max_conns", 0) or 0),
-        min_conns=int(getattr(options, "min_conns", 0) or 0),
-        max_conn_lifetime=getattr(options, "max_conn_lifetime", None) or settings.max_conn_lifetime,
-        max_conn_idle_time=getattr(options, "max_conn_idle_time", None)
-        or settings.max_conn_idle_time,
-    )
+#: Types that are sequences (or look like parameters) but are not a parameter tuple.
+_NOT_PARAMS = (Mapping, str, bytes)
 
 
-def _check_params(params: Any) -> Sequence[Any]:
-    if isinstance(params, Mapping | str | bytes):
+def _check_params(params: Any) -> tuple[Any, ...]:
+    if isinstance(params, _NOT_PARAMS):
         raise TypeError("params must be a sequence (tuple or list) matching the %s placeholders")
     return tuple(params)
+
+
+class MissingTablesError(ConfigurationError):
+    """A battery's tables are not in its database: the migrations have not been applied."""
+
+    code = "missing_tables"
+
+    def __init__(self, service: str, instance: str, alias: str, tables: Sequence[str]) -> None:
+        self.service = service
+        self.instance = instance
+        self.tables = tuple(tables)
+        super().__init__(
+            f"toolkit: {service}.{instance}: the table(s) {', '.join(self.tables)} do not "
+            f'exist in database "{alias}"; run `python manage.py migrate --database {alias}` '
+            "(or `toolkit db migrate`) to create them"
+        )
 
 
 class _Queries:
     """The query methods, shared by the database and an open transaction."""
 
-    dialect: str
+    alias: str
+    #: Django's connection handler; a closed Database swaps in a ClosedResource.
+    _handler: Any
 
-    def _borrow(self) -> Any:  # pragma: no cover - both subclasses override
-        raise NotImplementedError
+    @property
+    def django_connection(self) -> BaseDatabaseWrapper:
+        """Return Django's connection for this alias, on the calling thread."""
+        return self._handler[self.alias]
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement and return the number of rows it changed (-1 if unknown)."""
-        with self._borrow() as conn:
-            cursor = conn.cursor()
-            try:
-                cursor.execute(translate_placeholders(sql, self.dialect), _check_params(params))
-                return cursor.rowcount
-            finally:
-                cursor.close()
+        with self.django_connection.cursor() as cursor:
+            cursor.execute(check_placeholders(sql), _check_params(params))
+            return cursor.rowcount
 
     def execute_many(self, sql: str, params_seq: Iterable[Sequence[Any]]) -> int:
         """Run one statement once per parameter tuple, in one transaction."""
-        with self._borrow() as conn:
-            cursor = conn.cursor()
-            try:
-                cursor.executemany(
-                    translate_placeholders(sql, self.dialect),
-                    [_check_params(params) for params in params_seq],
-                )
-                return cursor.rowcount
-            finally:
-                cursor.close()
+        from django.db import transaction
+
+        rows = [_check_params(params) for params in params_seq]
+        with transaction.atomic(using=self.alias), self.django_connection.cursor() as cursor:
+            cursor.executemany(check_placeholders(sql), rows)
+            return cursor.rowcount
 
     def fetch_all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a query and return every row as a tuple."""
-        with self._borrow() as conn:
-            cursor = conn.cursor()
-            try:
-                cursor.execute(translate_placeholders(sql, self.dialect), _check_params(params))
-                return [tuple(row) for row in cursor.fetchall()]
-            finally:
-                cursor.close()
+        with self.django_connection.cursor() as cursor:
+            cursor.execute(check_placeholders(sql), _check_params(params))
+            return [tuple(row) for row in cursor.fetchall()]
 
     def fetch_one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         """Run a query and return its first row, or ``None`` when it returns none."""
-        with self._borrow() as conn:
-            cursor = conn.cursor()
-            try:
-                cursor.execute(translate_placeholders(sql, self.dialect), _check_params(params))
-                row = cursor.fetchone()
-                return None if row is None else tuple(row)
-            finally:
-                cursor.close()
+        with self.django_connection.cursor() as cursor:
+            cursor.execute(check_placeholders(sql), _check_params(params))
+            row = cursor.fetchone()
+            return None if row is None else tuple(row)
 
     def fetch_value(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run a query and return the first column of its first row, or ``None``."""
@@ -138,137 +148,164 @@ class _Queries:
 
 
 class Transaction(_Queries):
-    """An open transaction: the query methods, on the one connection it holds."""
+    """An open ``transaction.atomic`` block: the query methods, on its connection."""
 
-    def __init__(self, database: Database, connection: Any, depth: int) -> None:
+    def __init__(self, database: Database, depth: int) -> None:
         self.database = database
-        #: The DB-API connection the transaction runs on.
-        self.connection = connection
+        self.alias = database.alias
+        self._handler = database._handler
+        self.dialect = database.dialect
         #: 1 for the outermost transaction, 2 and more for savepoints.
         self.depth = depth
-        self.dialect = database.dialect
 
-    @contextmanager
-    def _borrow(self) -> Iterator[Any]:
-        yield self.connection
+    @property
+    def connection(self) -> Any:
+        """Return the DB-API connection the transaction runs on."""
+        conn = self.django_connection
+        conn.ensure_connection()
+        return conn.connection
 
 
 class Database(Service, _Queries):
-    """A SQL database reached through a shared pool.
-
-    Adapters only implement :meth:`open`; this class holds the pool and the query API.
-    """
+    """A SQL database: Django's connection ``alias``, with the toolkit's query API."""
 
     service_name: ClassVar[str] = "db"
 
-    def __init__(self, pool: SQLPool, *, instance: str = "default") -> None:
-        self.pool = pool
+    def __init__(self, alias: str, *, instance: str = "default", scratch: str = "") -> None:
+        """Use Django's connection ``alias``.
+
+        ``scratch`` is a private SQLite file standing in for ``:memory:``, deleted by
+        :meth:`close`: Django opens one connection per thread, and every plain
+        ``:memory:`` connection would be a different, empty database.
+        """
+        from django.db import connections
+
+        self.alias = alias
         self.instance = instance
-        self._savepoints = itertools.count(1)
-        self._current: ContextVar[Transaction | None] = ContextVar(
-            f"toolkit_db_transaction_{id(self)}", default=None
-        )
+        self._handler = connections
+        self._scratch = scratch
 
     # ------------------------------------------------------------------ identity
 
     @property
-    def dialect(self) -> str:  # type: ignore[override]
+    def dialect(self) -> str:
         """Return ``"postgresql"`` or ``"sqlite"``."""
-        return self.pool.dialect
+        vendor = self.django_connection.vendor
+        return "postgresql" if vendor == "postgresql" else vendor
 
     @property
     def target(self) -> str:
-        """Return what the pool points at, display-safe (no password)."""
-        target = getattr(self.pool, "target", None)
-        return target.describe() if target is not None else ""
+        """Return what the alias points at, display-safe: a redacted URL, or the file."""
+        entry = self.django_connection.settings_dict
+        if self.django_connection.vendor == "sqlite":
+            return str(entry.get("NAME", ""))
+        user = entry.get("USER") or ""
+        secret = ":x" if entry.get("PASSWORD") else ""
+        where = f"{entry.get('HOST') or 'localhost'}:{entry.get('PORT') or '5432'}"
+        login = f"{user}{secret}@" if user else ""
+        return redact_string(f"postgresql://{login}{where}/{entry.get('NAME', '')}")
 
     @property
-    def driver(self) -> Any:
-        """Return the DB-API module, for its exceptions (``db.driver.IntegrityError``)."""
-        return self.pool.driver  # type: ignore[attr-defined]
+    def driver(self) -> ModuleType:
+        """Return the module of the errors queries raise (``django.db``: ``IntegrityError``...)."""
+        import django.db
+
+        return django.db
 
     # ------------------------------------------------------------------ connections
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
-        """Lend a DB-API connection; inside :meth:`transaction`, lend its connection.
+        """Lend the thread's DB-API connection; a block that raises rolls back its work.
 
-        A borrowed connection commits on a clean exit and rolls back when the block
-        raises. Its parameter style is the driver's own (``?`` on SQLite); the query
-        methods translate ``%s`` for you.
+        Outside a transaction the block runs in one ``transaction.atomic`` (commit on a
+        clean exit); inside one, it joins it. Its parameter style is the driver's own
+        (``?`` on SQLite); the query methods translate ``%s`` for you.
         """
-        current = self._current.get()
-        if current is not None:
-            yield current.connection
-            return
-        with self.pool.connection() as conn:
-            yield conn
+        from django.db import transaction
 
-    _borrow = connection
+        with transaction.atomic(using=self.alias):
+            conn = self.django_connection
+            conn.ensure_connection()
+            yield conn.connection
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        """Run a block in one transaction: commit on a clean exit, roll back on an error.
+        """Run a block in ``transaction.atomic(using=alias)``: commit, or roll back on error.
 
-        The query methods of the database join the transaction while the block runs in
-        this thread (or task); a nested ``transaction()`` is a savepoint, so an inner
-        failure rolls back only the inner block.
+        The block joins a transaction the caller already opened on this alias (a nested
+        block is a savepoint, so an inner failure rolls back only the inner block).
         """
-        current = self._current.get()
-        if current is not None:
-            with self._savepoint(current.connection):
-                tx = Transaction(self, current.connection, current.depth + 1)
-                token = self._current.set(tx)
-                try:
-                    yield tx
-                finally:
-                    self._current.reset(token)
-            return
-        with self.pool.connection() as conn:
-            if getattr(conn, "in_transaction", False):
-                # A connection() block already holds this (in-memory) connection.
-                with self._savepoint(conn):
-                    tx = Transaction(self, conn, 2)
-                    token = self._current.set(tx)
-                    try:
-                        yield tx
-                    finally:
-                        self._current.reset(token)
-                return
-            if self.dialect == "sqlite":
-                # Take the write lock now: a deferred transaction that later writes can
-                # fail with SQLITE_BUSY under WAL instead of waiting.
-                conn.execute("BEGIN IMMEDIATE")
-            tx = Transaction(self, conn, 1)
-            token = self._current.set(tx)
-            try:
-                yield tx
-            except BaseException:
-                conn.rollback()
-                raise
-            else:
-                conn.commit()
-            finally:
-                self._current.reset(token)
+        from django.db import transaction
 
-    @contextmanager
-    def _savepoint(self, conn: Any) -> Iterator[None]:
-        name = f"toolkit_sp_{next(self._savepoints)}"
-        cursor = conn.cursor()
-        try:
-            cursor.execute(f"SAVEPOINT {name}")
-            try:
-                yield
-            except BaseException:
-                cursor.execute(f"ROLLBACK TO SAVEPOINT {name}")
-                cursor.execute(f"RELEASE SAVEPOINT {name}")
-                raise
-            else:
-                cursor.execute(f"RELEASE SAVEPOINT {name}")
-        finally:
-            cursor.close()
+        conn = self.django_connection
+        depth = len(conn.savepoint_ids) + 2 if conn.in_atomic_block else 1
+        with transaction.atomic(using=self.alias):
+            yield Transaction(self, depth)
 
     # ------------------------------------------------------------------ health
+
+    def connect(self, service: str = "") -> None:
+        """Open the thread's connection now; raise ServiceUnavailableError if it fails.
+
+        ``service`` names the battery that asked (``queue``), default this db service.
+        """
+        try:
+            self.django_connection.ensure_connection()
+        except ToolkitError:
+            raise
+        except Exception as exc:
+            from .failures import describe_failure
+
+            raise ServiceUnavailableError(
+                service or self.service_name, describe_failure(exc), instance=self.instance
+            ) from None
+
+    @contextmanager
+    def unavailable(
+        self, service: str, instance: str, doing: str = "use the database"
+    ) -> Iterator[None]:
+        """Turn "cannot use the database now" into ServiceUnavailableError naming the battery.
+
+        Django's ``OperationalError`` and ``InterfaceError`` (server gone, connection
+        refused, database locked past its timeout) become
+        ``ServiceUnavailableError(service, "cannot <doing> (<error class>)")``: the
+        driver's message names hosts and users, so only its class is kept. Every SQL
+        battery wraps its statements in this block; it also drops a dead connection so
+        the next call reconnects (:meth:`drop_if_broken`).
+        """
+        from django.db import InterfaceError, OperationalError
+
+        try:
+            yield
+        except (OperationalError, InterfaceError) as exc:
+            self.drop_if_broken()
+            raise ServiceUnavailableError(
+                service, f"cannot {doing} ({type(exc).__name__})", instance=instance
+            ) from None
+
+    def drop_if_broken(self, *, probe: bool = False) -> None:
+        """Drop this thread's connection if it is dead, so the next statement opens a new one.
+
+        Django recycles a broken connection only at the start and end of a request; a
+        worker or a scheduler has no requests, so after the database restarts every later
+        call would fail on the dead connection. Called after a failed statement (Django
+        then knows an error occurred) and, with ``probe``, before reusing a connection
+        kept from earlier (one round trip). Inside the caller's transaction the
+        connection is left alone: the transaction has failed and the caller's ``atomic``
+        block deals with it.
+        """
+        try:
+            conn = self.django_connection
+            if conn.connection is None or conn.in_atomic_block:
+                return
+            if probe:
+                if not conn.is_usable():
+                    conn.close()
+            else:
+                conn.close_if_unusable_or_obsolete()
+        except Exception:  # a best effort: the caller reports the original failure
+            return
 
     def ping(self) -> None:
         """Check that the database answers ``SELECT 1``; raise ServiceUnavailableError."""
@@ -288,10 +325,46 @@ class Database(Service, _Queries):
             )
 
     def close(self) -> None:
-        """Do nothing: the container's registry owns the pool and closes it last."""
+        """End this object; close the thread's connection of a derived alias.
+
+        Aliases the project configured (``default``) belong to Django and stay open for
+        everyone else; a derived alias's connections in other threads close with their
+        threads. Using this object afterwards raises ServiceUnavailableError.
+        """
+        from django.db import connections
+
+        self._handler = ClosedResource(self.service_name, self.instance)
+        if self.alias.startswith("toolkit_"):
+            for conn in connections.all(initialized_only=True):
+                if conn.alias == self.alias:
+                    conn.close()
+        scratch, self._scratch = self._scratch, ""
+        for path in (scratch, f"{scratch}-wal", f"{scratch}-shm") if scratch else ():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+    # The container calls close() on this thread: Django connections are thread-bound.
+    close_in_caller_thread: ClassVar[bool] = True
 
     def __repr__(self) -> str:
-        return (
-            f"<{type(self).__name__} {self.service_name}.{self.instance} "
-            f"{self.dialect} {self.target}>"
-        )
+        return f"<{type(self).__name__} {self.service_name}.{self.instance} alias {self.alias}>"
+
+
+def require_tables(
+    database: Database, *models: type[Model], service: str, instance: str = "default"
+) -> None:
+    """Raise :class:`MissingTablesError` unless every model's table exists in ``database``.
+
+    Battery adapters call this at open instead of creating tables: their tables come from
+    migrations (``manage.py migrate``), so a missing one is a deployment step left out,
+    named with the command that fixes it.
+    """
+    try:
+        existing = set(database.django_connection.introspection.table_names())
+    except Exception as exc:
+        raise ServiceUnavailableError(
+            service, f"cannot read the database's tables ({type(exc).__name__})", instance=instance
+        ) from None
+    missing = [m._meta.db_table for m in models if m._meta.db_table not in existing]
+    if missing:
+        raise MissingTablesError(service, instance, database.alias, missing)

@@ -5,8 +5,8 @@ battery's own configuration, after its ``toolkit_db.E001`` (the adapter resolves
 
 * ``toolkit_db.E002``: the ``sqlserver`` adapter has no ``dsn``.
 * ``toolkit_db.E003``: ``dsn`` or ``path`` names the other dialect, or does not parse.
-* ``toolkit_db.W001``: ``sqlserver`` with ``max_conns`` below ``min_conns``: the pool
-  grows to ``min_conns`` anyway, so the cap is not what it says.
+* ``toolkit_db.W001``: ``sqlserver`` with ``max_conns`` below ``min_conns``: Django's pool
+  is capped at ``max_conns``, so ``min_conns`` is not what it says.
 
 Messages name instances and fields, never values.
 """
@@ -61,7 +61,7 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
         if adapter == "sqlserver" and 0 < options.max_conns < options.min_conns:
             found.append(
                 checks.Warning(
-                    f"{where}: max_conns is below min_conns; the pool will hold min_conns",
+                    f"{where}: max_conns is below min_conns; the pool keeps at most max_conns open",
                     hint="raise max_conns to at least min_conns, or lower min_conns",
                     obj=_OBJ,
                     id="toolkit_db.W001",

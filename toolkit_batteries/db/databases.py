@@ -12,7 +12,6 @@ one database. Parsing here is pure Python: psycopg is not imported.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -25,7 +24,15 @@ from toolkit_batteries.core.pools import MEMORY, parse_sql_target
 from .adapters.sqlfile import sqlfile_target
 from .adapters.sqlserver import sqlserver_target
 
-__all__ = ["django_database_settings", "parse_conninfo"]
+__all__ = [
+    "SQL_DSN_ADAPTERS",
+    "django_database_settings",
+    "django_databases",
+    "dsn_entry",
+    "parse_conninfo",
+    "postgres_entry",
+    "sqlite_entry",
+]
 
 _DJANGO_KEYS = {
     "dbname": "NAME",
@@ -116,17 +123,6 @@ def _parse_keywords(text: str) -> dict[str, str]:
     return params
 
 
-def _load(config: Config | Mapping[str, Any] | None) -> Config:
-    if isinstance(config, Config):
-        return config
-    if config is not None:
-        return Config.load(config, os.environ)
-    from django.conf import settings
-
-    toolkit = getattr(settings, "TOOLKIT", None) if settings.configured else None
-    return Config.load(toolkit, os.environ)
-
-
 def django_database_settings(
     instance: str = "default", config: Config | Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -139,30 +135,111 @@ def django_database_settings(
     """
     from toolkit_batteries.core.loading import resolve_adapter
 
-    cfg = _load(config).service("db", instance)
+    cfg = Config.of(config).service("db", instance)
     adapter, _ = resolve_adapter("db", cfg.adapter)
     if adapter == "sqlserver":
         dsn = sqlserver_target(cfg.options, instance=cfg.instance)
-        return _postgres_entry(dsn, instance=cfg.instance)
+        return postgres_entry(dsn, cfg.options, service="db", instance=cfg.instance)
     path = sqlfile_target(cfg.options, instance=cfg.instance)
-    return _sqlite_entry(path)
+    return sqlite_entry(path)
 
 
-def _postgres_entry(dsn: str, *, instance: str) -> dict[str, Any]:
+#: (service, adapter) pairs whose ``dsn`` option names a SQL database of their own. Each
+#: becomes a ``DATABASES`` alias (one per distinct database), so ``migrate`` creates the
+#: battery's tables there and its writes go through Django's connections.
+SQL_DSN_ADAPTERS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("cache", "db"),
+        ("idempotency", "db"),
+        ("queue", "db"),
+        ("session", "db"),
+        ("scheduler", "sqlserver"),
+    }
+)
+
+
+def django_databases(config: Config | Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Return the whole ``DATABASES`` setting the ``TOOLKIT`` configuration implies.
+
+    One alias per ``db`` instance (``default`` first), plus one per distinct database a
+    battery names with its own ``dsn`` (``toolkit_<service>_<instance>``), unless that
+    database is already an alias. Use it in ``settings.py``::
+
+        DATABASES = django_databases(TOOLKIT)
+
+    ``manage.py migrate --database <alias>`` (or ``toolkit db migrate``, which migrates
+    every alias) then creates each battery's tables where the battery writes.
+    """
+    from toolkit_batteries.core.loading import resolve_adapter
+
+    loaded = Config.of(config)
+    databases: dict[str, Any] = {}
+    instances = loaded.instances("db")
+    for instance in ["default", *sorted(set(instances) - {"default"})]:
+        databases[instance] = django_database_settings(instance, loaded)
+    for service, adapter_name in sorted(SQL_DSN_ADAPTERS):
+        for instance in loaded.instances(service):
+            cfg = loaded.service(service, instance)
+            try:
+                adapter, _ = resolve_adapter(service, cfg.adapter)
+            except Exception:
+                continue  # the battery's own check reports an unknown adapter
+            dsn = str(getattr(cfg.options, "dsn", "") or "").strip()
+            if adapter != adapter_name or not dsn:
+                continue
+            entry = dsn_entry(dsn, cfg.options, service=service, instance=cfg.instance)
+            if entry not in databases.values():
+                databases[f"toolkit_{service}_{cfg.instance}".lower()] = entry
+    return databases
+
+
+def dsn_entry(dsn: str, options: Any, *, service: str, instance: str) -> dict[str, Any]:
+    """Return the ``DATABASES`` entry of a DSN (PostgreSQL URL or libpq string, or SQLite)."""
+    try:
+        target = parse_sql_target(dsn)
+    except ValueError as exc:
+        raise InvalidOptionsError(service, "dsn", str(exc), instance=instance) from None
+    if target.dialect == "postgresql":
+        return postgres_entry(dsn, options, service=service, instance=instance)
+    return sqlite_entry(dsn)
+
+
+def postgres_entry(
+    dsn: str, options: Any = None, *, service: str = "db", instance: str = "default"
+) -> dict[str, Any]:
+    """Return the ``DATABASES`` entry of a PostgreSQL DSN.
+
+    A nonzero ``max_conns`` turns on Django's own connection pool (``OPTIONS["pool"]``,
+    psycopg_pool) sized by ``min_conns``/``max_conns`` with the lifetime and idle limits.
+    """
     try:
         params = parse_conninfo(dsn)
     except ValueError as exc:
-        raise InvalidOptionsError("db", "dsn", str(exc), instance=instance) from None
+        raise InvalidOptionsError(service, "dsn", str(exc), instance=instance) from None
     entry: dict[str, Any] = {"ENGINE": "django.db.backends.postgresql"}
     for key, setting in _DJANGO_KEYS.items():
         entry[setting] = params.pop(key, "")
     if not entry["NAME"] and "service" not in params:
         entry["NAME"] = entry["USER"] or "postgres"  # libpq's own default is the user name
+    max_conns = int(getattr(options, "max_conns", 0) or 0)
+    if max_conns > 0:
+        pool: dict[str, Any] = {
+            "min_size": min(int(getattr(options, "min_conns", 0) or 0), max_conns),
+            "max_size": max_conns,
+        }
+        lifetime = getattr(options, "max_conn_lifetime", None)
+        idle = getattr(options, "max_conn_idle_time", None)
+        if lifetime:
+            pool["max_lifetime"] = lifetime.total_seconds()
+        if idle:
+            pool["max_idle"] = idle.total_seconds()
+        params["pool"] = pool
     entry["OPTIONS"] = params
     return entry
 
 
-def _sqlite_entry(path: str) -> dict[str, Any]:
+def sqlite_entry(path: str) -> dict[str, Any]:
+    """Return the ``DATABASES`` entry of a SQLite file (WAL, immediate transactions)."""
     target = parse_sql_target(path)
     entry: dict[str, Any] = {
         "ENGINE": "django.db.backends.sqlite3",

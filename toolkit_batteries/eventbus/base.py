@@ -17,7 +17,10 @@ failing handler delays and harms only itself:
 * a handler still running after ``handler_timeout`` is logged and counted in
   ``timed_out`` and **skipped**: a fresh worker takes over the subscription's next events
   while the stuck call is abandoned (Python cannot stop a thread; it finishes, or not, on
-  its own, and its late result is ignored);
+  its own, and its late result is ignored). At most ``max_abandoned`` (4) abandoned calls
+  of one subscription may still be running: the next timeout **stops the subscription**
+  (its buffer is discarded and counted in ``dropped``) and logs an error, so a handler
+  that never returns costs a bounded number of threads instead of one per event;
 * when a subscription's buffer is full, the **oldest** waiting event is dropped and
   counted in ``dropped`` (with a warning at most once per second and subscription), so a
   stalled consumer never stalls a request that publishes. Use the ``queue`` or
@@ -25,8 +28,11 @@ failing handler delays and harms only itself:
 
 ``close()`` refuses new events, lets every worker drain its buffer for up to
 ``close_timeout``, then stops; what is still buffered then is counted in ``undelivered``
-and logged. Handlers receive an :class:`Event` whose ``data`` is always ``bytes`` (a
-published dict arrives as its JSON), so a handler behaves the same on every adapter.
+and logged. No thread is started once ``close()`` has returned (the timeout watchdog is
+joined; abandoned calls that never return are the only threads left behind).
+
+Handlers receive an :class:`Event` whose ``data`` is always ``bytes`` (a published dict
+arrives as its JSON), so a handler behaves the same on every adapter.
 """
 
 from __future__ import annotations
@@ -127,6 +133,9 @@ class BusSettings:
     max_handlers: int = 128
     handler_timeout: float = 30.0
     close_timeout: float = 5.0
+    #: Abandoned (timed-out, still running) calls one subscription may have before it is
+    #: stopped; each one holds a thread Python cannot stop.
+    max_abandoned: int = 4
 
 
 def settings_from_options(options: Any, *, instance: str = "default") -> BusSettings:
@@ -184,6 +193,8 @@ class Subscription:
         self._generation = 0
         #: monotonic start of the handler call in progress, or None.
         self._running_since: float | None = None
+        #: Timed-out calls whose threads have not returned yet.
+        self._abandoned = 0
         self._last_drop_warning = 0.0
         self._worker: threading.Thread | None = None
         self.delivered = 0
@@ -199,6 +210,11 @@ class Subscription:
     def active(self) -> bool:
         """Tell whether the handler still receives events."""
         return self._active
+
+    @property
+    def abandoned(self) -> int:
+        """Return how many timed-out calls of this handler are still running."""
+        return self._abandoned
 
     @property
     def pending(self) -> int:
@@ -278,7 +294,8 @@ class Subscription:
                 )
             with cond:
                 if self._generation != generation:
-                    return  # abandoned: the watchdog counted this call as timed out
+                    self._abandoned -= 1  # the watchdog counted this call as timed out
+                    return
                 if ok:
                     self.delivered += 1
                 else:
@@ -287,7 +304,12 @@ class Subscription:
                 cond.notify_all()
 
     def _check_timeout(self, now: float, timeout: float) -> None:
-        """Skip a call running past ``timeout``: count it, log it, start a new worker."""
+        """Skip a call running past ``timeout``: count it, log it, start a new worker.
+
+        Past ``max_abandoned`` stuck calls, stop the subscription instead: a new worker
+        per timed-out call would leak a thread per event.
+        """
+        limit = self._dispatcher.settings.max_abandoned
         with self._cond:
             started = self._running_since
             if started is None or now - started < timeout or not self._active:
@@ -295,7 +317,27 @@ class Subscription:
             self.timed_out += 1
             self._generation += 1
             self._running_since = None
-            self._spawn_worker()
+            self._abandoned += 1
+            stuck = self._abandoned
+            if stuck < limit:
+                self._spawn_worker()
+            else:
+                self._active = False
+                self.dropped += len(self._buffer)
+                self._buffer.clear()
+                self._worker = None
+                self._cond.notify_all()
+        if stuck >= limit:
+            self._dispatcher._remove(self)
+            logger.error(
+                "eventbus.%s: a %r handler has %d calls stuck past handler_timeout (%gs); "
+                "stopped the subscription so they cannot pile up threads",
+                self._dispatcher.instance,
+                self.topic,
+                stuck,
+                timeout,
+            )
+            return
         logger.warning(
             "eventbus.%s: a %r handler ran past handler_timeout (%gs); skipped it and moved "
             "on (the call itself cannot be stopped)",
@@ -458,6 +500,9 @@ class LocalDispatcher:
             subscription._wait_drained(deadline)
         left = sum(subscription._stop(discard=True) for subscription in subscriptions)
         self._stop_watchdog.set()
+        watchdog = self._watchdog
+        if watchdog is not None and watchdog is not threading.current_thread():
+            watchdog.join(max(0.0, min(2.0, deadline - time.monotonic())) + 1.0)
         self._closing = ()
         with self._lock:
             self._retire(subscriptions)

@@ -3,7 +3,8 @@
 :class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` with the
 battery's own configuration, after its ``toolkit_queue.E001`` (the adapter resolves):
 
-* ``toolkit_queue.E002``: the ``db`` adapter's ``table`` is not a plain SQL identifier.
+* ``toolkit_queue.E002``: the ``db`` adapter's ``table`` names another table than the
+  migrated ``toolkit_queue_message`` (the tables are models; the option cannot move them).
 * ``toolkit_queue.E003``: the ``db`` adapter's ``dsn`` does not parse as a PostgreSQL
   URL, a libpq string or a SQLite path.
 * ``toolkit_queue.E004``: ``TOOLKIT_JOBS`` is invalid (unknown key, unknown dispatcher,
@@ -44,7 +45,7 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
             found.append(
                 checks.Error(
                     str(exc),
-                    hint="use letters, digits and underscores, starting with a letter",
+                    hint="leave table empty: the db queue uses its migrated tables",
                     obj=_OBJ,
                     id="toolkit_queue.E002",
                 )

@@ -10,11 +10,18 @@ behaves the same in development (``memory``) and behind several workers (``kvser
 
 A bucket left alone for ``idle_ttl`` may be forgotten, but never before it would have
 refilled completely (``burst / rate`` seconds), so forgetting a bucket never hands out a
-token the arithmetic would have refused.
+token the arithmetic would have refused. A bucket pushed out early (the ``memory``
+adapter at ``max_entries``) leaves its debt behind, so it never comes back fuller than
+it would have been either.
+
+Keys are bounded: a key longer than :data:`MAX_KEY_LENGTH` characters is stored as its
+first 64 characters plus a SHA-256 digest (:func:`bounded_key`), so a key built from
+request data (an email from a 1 MiB body) cannot turn the limiter into a memory lever.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any, ClassVar
 
@@ -22,10 +29,12 @@ from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
 
 __all__ = [
+    "MAX_KEY_LENGTH",
     "Decision",
     "Limits",
     "RateLimiter",
     "RateLimiterClosedError",
+    "bounded_key",
     "check_cost",
     "limits_from_options",
 ]
@@ -144,6 +153,25 @@ def limits_from_options(options: Any, *, instance: str = "default") -> Limits:
         options.max_entries,
         instance=instance,
     )
+
+
+#: Keys longer than this (characters) are stored as a prefix plus a digest.
+MAX_KEY_LENGTH = 200
+
+
+def bounded_key(key: str) -> str:
+    """Return ``key``, or for a key over :data:`MAX_KEY_LENGTH` its head plus a SHA-256.
+
+    Two long keys share a bucket only if their digests collide; a short key that happens
+    to spell a digested form shares the long key's bucket, which can only make either of
+    them stricter, never looser.
+    """
+    if not isinstance(key, str):
+        raise TypeError("ratelimit key must be a string")
+    if len(key) <= MAX_KEY_LENGTH:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{key[:64]}#sha256:{digest}"
 
 
 def check_cost(cost: int, burst: int) -> None:

@@ -17,6 +17,10 @@ logged: limiting **fails open** by default, as in the original toolkit, so an ou
 the rate limiter does not take the site down with it (a configuration error is never
 swallowed: it raises). ``fail_open=False`` answers ``503``
 ``unavailable`` instead, for routes where an unlimited burst is worse than an outage.
+
+An ``async def`` view stays a coroutine function: the limiter (a blocking call, a network
+round trip on ``kvserver``) runs in a worker thread through ``sync_to_async``, then the
+view is awaited, so the decorator works on Django's async stack (ASGI) too.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import functools
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from asgiref.sync import iscoroutinefunction, sync_to_async
 
 from toolkit_batteries.core.errors import ServiceUnavailableError
 
@@ -120,6 +126,18 @@ def ratelimit(
     def decorator(view: V) -> V:
         name = group or f"{view.__module__}.{view.__qualname__}"
         rule = RateLimitRule(*rule_args, group=name, cost=cost, fail_open=fail_open)
+
+        if iscoroutinefunction(view):
+
+            @functools.wraps(view)
+            async def awrapped(*args: Any, **kwargs: Any) -> Any:
+                refused = await sync_to_async(rule.check)(_request_of(args))
+                if refused is not None:
+                    return refused
+                return await view(*args, **kwargs)
+
+            awrapped.ratelimit_rule = rule  # type: ignore[attr-defined]
+            return awrapped  # type: ignore[return-value]
 
         @functools.wraps(view)
         def wrapped(*args: Any, **kwargs: Any) -> Any:

@@ -32,10 +32,18 @@ The layers, outermost first, exactly as the spec orders them:
 
 Clock, sleep and random source are injectable, so tests run the arithmetic without
 waiting.
+
+**Coroutines.** ``policy.call(async_fn, ...)`` (or :meth:`Policy.acall`) returns an
+awaitable running the same layers on the event loop: the bulkhead wait and the breaker
+store (possibly a network round trip) run in a worker thread, the timeout cancels the
+attempt (a coroutine, unlike a thread, can be stopped, so nothing is abandoned), and
+the backoff waits with ``asyncio.sleep``. :meth:`Policy.decorate` and :func:`resilient`
+keep an ``async def`` a coroutine function.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import logging
@@ -47,6 +55,8 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, ClassVar, ParamSpec, TypeVar
+
+from asgiref.sync import iscoroutinefunction
 
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError
@@ -238,8 +248,11 @@ class Policy(Service):
 
         Raises the last attempt's own error when retries run out, or
         :class:`BulkheadFullError`, :class:`OperationTimeoutError` (chained to the last
-        error), :class:`BreakerOpenError`, :class:`PolicyClosedError`.
+        error), :class:`BreakerOpenError`, :class:`PolicyClosedError`. For a coroutine
+        function, return the awaitable of :meth:`acall` instead.
         """
+        if iscoroutinefunction(fn):
+            return self.acall(fn, *args, **kwargs)  # type: ignore[return-value]
         shared = self._shared
         if shared.closed:
             raise PolicyClosedError(self.instance)
@@ -259,8 +272,85 @@ class Policy(Service):
         shared.count("successes")
         return result
 
+    async def acall(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Await ``fn(*args, **kwargs)`` (a coroutine function) under the policy.
+
+        The same layers and errors as :meth:`call`; a timed-out attempt is cancelled.
+        """
+        shared = self._shared
+        if shared.closed:
+            raise PolicyClosedError(self.instance)
+        shared.count("calls")
+        try:
+            slot = await asyncio.to_thread(shared.bulkhead.acquire)
+        except ResilienceError:
+            shared.count("bulkhead_rejections")
+            raise
+        try:
+            result = await self._async_attempts(fn, args, kwargs)
+        except BaseException:
+            shared.count("failures")
+            raise
+        finally:
+            slot.release()
+        shared.count("successes")
+        return result
+
+    async def _async_attempts(self, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+        settings = self.settings
+        timeout = settings.timeout
+        deadline = self._clock() + timeout if timeout > 0 else None
+        limit = max_attempts(settings.retry)
+        attempt = 0
+        last: BaseException | None = None
+        while True:
+            attempt += 1
+            if deadline is not None and self._clock() >= deadline:
+                raise self._timed_out(attempt - 1) from last
+            try:
+                permit = await asyncio.to_thread(self._acquire)
+            except BreakerOpenError as refused:
+                raise refused from last
+            try:
+                if deadline is None:
+                    result = await fn(*args, **kwargs)
+                else:
+                    async with asyncio.timeout(max(0.0, deadline - self._clock())):
+                        result = await fn(*args, **kwargs)
+            except TimeoutError as exc:
+                if deadline is None or self._clock() < deadline:
+                    outcome: BaseException = exc  # the callable's own TimeoutError
+                else:
+                    await asyncio.to_thread(self._record, permit, False)
+                    raise self._timed_out(attempt) from last
+            except Exception as exc:
+                outcome = exc
+            else:
+                await asyncio.to_thread(self._record, permit, True)
+                return result
+            await asyncio.to_thread(self._record, permit, not self._failure_if(outcome))
+            if attempt >= limit or not self._retry_if(outcome):
+                raise outcome
+            delay = backoff(attempt, settings.retry, self._rng)
+            if deadline is not None and self._clock() + delay >= deadline:
+                raise self._timed_out(attempt) from outcome
+            self._shared.count("retries")
+            last = outcome
+            if delay > 0:
+                if self._sleep is time.sleep:
+                    await asyncio.sleep(delay)
+                else:  # an injected (test) sleep
+                    self._sleep(delay)
+
     def decorate(self, fn: Callable[P, R]) -> Callable[P, R]:
         """Return ``fn`` wrapped so that every call goes through :meth:`call`."""
+        if iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def aguarded(*args: Any, **kwargs: Any) -> Any:
+                return await self.acall(fn, *args, **kwargs)
+
+            return aguarded  # type: ignore[return-value]
 
         @functools.wraps(fn)
         def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -425,14 +515,25 @@ def resilient(
     """
 
     def decorator(fn: Callable[P, R]) -> Callable[P, R]:
-        @functools.wraps(fn)
-        def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        def policy() -> Policy:
             from toolkit_batteries import services
 
-            policy = services.resilience(instance)
+            found = services.resilience(instance)
             if name or retry_if or failure_if:
-                policy = policy.derive(name, retry_if=retry_if, failure_if=failure_if)
-            return policy.call(fn, *args, **kwargs)
+                found = found.derive(name, retry_if=retry_if, failure_if=failure_if)
+            return found
+
+        if iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def aguarded(*args: Any, **kwargs: Any) -> Any:
+                return await policy().acall(fn, *args, **kwargs)
+
+            return aguarded  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+            return policy().call(fn, *args, **kwargs)
 
         return guarded
 

@@ -20,12 +20,17 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
+from toolkit_batteries.core.sidesettings import SideSetting, SideSettingError, read_side_setting
+
 from .base import InvalidScheduleError, Schedule
 
 __all__ = ["SETTING", "discover_schedules", "resolve_job", "schedule_modules"]
 
 #: The Django setting listing extra schedule modules.
 SETTING = "TOOLKIT_SCHEDULES"
+
+#: Its declaration for the decoder of settings beside ``TOOLKIT`` (env: ``TOOLKIT_SCHEDULES``).
+SCHEDULES = SideSetting(SETTING, tuple[str, ...], default=(), doc="extra schedule modules")
 
 
 def schedule_modules() -> list[str]:
@@ -38,9 +43,10 @@ def schedule_modules() -> list[str]:
     for app in apps.get_app_configs():
         if module_has_submodule(app.module, "schedules"):
             found.append(f"{app.name}.schedules")
-    extra = getattr(settings, SETTING, None) or ()
-    if isinstance(extra, str) or not all(isinstance(item, str) for item in extra):
-        raise InvalidScheduleError(f"{SETTING} must be a list of module paths")
+    try:
+        extra = read_side_setting(SCHEDULES, getattr(settings, SETTING, None))
+    except SideSettingError as exc:
+        raise InvalidScheduleError(f"{exc} (module paths)") from None
     for module in extra:
         if module not in found:
             found.append(module)

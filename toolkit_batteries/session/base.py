@@ -34,11 +34,21 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
+from toolkit_batteries.core.errors import ServiceUnavailableError
 
-__all__ = ["DEFAULT_TTL", "MAX_ID_LENGTH", "Clock", "SessionStore", "new_session_id"]
+__all__ = [
+    "CREATE_ATTEMPTS",
+    "DEFAULT_TTL",
+    "MAX_ID_LENGTH",
+    "Clock",
+    "SessionStore",
+    "new_session_id",
+]
 
 #: The default session lifetime (the ``ttl`` option's default).
 DEFAULT_TTL = timedelta(minutes=15)
+#: Fresh ids ``create`` draws before it gives up (a collision of 256-bit ids is a fault).
+CREATE_ATTEMPTS = 3
 #: Longest id accepted; issued ids are 43 characters.
 MAX_ID_LENGTH = 128
 _ID_CHARS = re.compile(r"[A-Za-z0-9_-]+")
@@ -102,10 +112,17 @@ class SessionStore(Service):
         """Store ``data`` under a new random id that expires after ``ttl``; return the id."""
         payload = encode_data(data)
         ttl_ms = ttl_milliseconds(self.ttl if ttl is None else ttl)
-        while True:
+        for _ in range(CREATE_ATTEMPTS):
             session_id = new_session_id()
             if self._insert(session_id, payload, ttl_ms):
                 return session_id
+        # 256 random bits never collide by chance: a store that keeps answering "taken"
+        # is broken (or the random source is), so fail instead of looping forever.
+        raise ServiceUnavailableError(
+            self.service_name,
+            f"could not store a new session: {CREATE_ATTEMPTS} fresh ids were all taken",
+            instance=self.instance,
+        )
 
     def get(self, session_id: str) -> dict[str, Any] | None:
         """Return the session's data, or None when it is missing or expired."""

@@ -38,6 +38,9 @@ class FakeProvider:
         }
         self.requests: Counter[str] = Counter()
         self.discovery_overrides: dict[str, Any] = {}
+        #: When set, ``/jwks`` waits for this event (at most 10 s) before answering: a
+        #: slow provider, for the tests of what other verifications do meanwhile.
+        self.jwks_gate: threading.Event | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -136,6 +139,9 @@ class FakeProvider:
                 if self.path == "/.well-known/openid-configuration":
                     self._send(200, provider.discovery())
                 elif self.path == "/jwks":
+                    gate = provider.jwks_gate
+                    if gate is not None:
+                        gate.wait(10)
                     self._send(200, provider.jwks())
                 elif self.path == "/redirect":
                     self._send(302, {}, {"Location": f"{provider.issuer}/jwks"})

@@ -87,11 +87,20 @@ def test_a_bad_revocation_setting_is_an_error(value):
     assert found == ["toolkit_auth.E004"]
 
 
-def test_memory_backed_sharing_is_a_warning():
-    toolkit = {**jwt_block(secret=SECRET), "cache": {"adapter": "memory"}}
-    assert ids(toolkit, TOOLKIT_AUTH_REVOCATION="cache") == ["toolkit_auth.W002"]
+@pytest.mark.parametrize("adapter", ["memory", "db"])
+def test_an_evicting_cache_as_revocation_store_is_an_error(adapter):
+    toolkit = {**jwt_block(secret=SECRET), "cache": {"adapter": adapter}}
+    assert ids(toolkit, TOOLKIT_AUTH_REVOCATION="cache") == ["toolkit_auth.E005"]
     toolkit = {**jwt_block(secret=SECRET), "cache": {"adapter": "kvserver"}}
     assert ids(toolkit, TOOLKIT_AUTH_REVOCATION="cache") == []
+
+
+def test_a_memory_session_store_is_a_warning_only_in_development(monkeypatch):
+    toolkit = {**jwt_block(secret=SECRET), "session": {"adapter": "memory"}}
+    assert ids(toolkit, TOOLKIT_AUTH_REVOCATION="session") == ["toolkit_auth.W002"]
+    monkeypatch.delenv("TOOLKIT_ENV", raising=False)
+    assert ids({"auth": {"adapter": "session"}}) == ["toolkit_auth.E006"]
+    monkeypatch.setenv("TOOLKIT_ENV", "development")
     assert ids({"auth": {"adapter": "session"}}) == ["toolkit_auth.W002"]
     kv = {"auth": {"adapter": "session"}, "session": {"adapter": "kvserver"}}
     assert ids(kv) == []

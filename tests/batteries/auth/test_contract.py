@@ -46,7 +46,9 @@ def settings_for(variant: str, request: Any, tmp_path: Any) -> dict:
         prefix = request.getfixturevalue("redis_prefix")
         options = {"kvserver": {"addr": request.getfixturevalue("redis_url"), "prefix": prefix}}
     elif store == "db":
-        options = {"dsn": str(tmp_path / "sessions.db")}
+        options = {"dsn": request.getfixturevalue("sqlite_dsn")}
+    else:  # a memory session store is refused outside the development switch
+        request.getfixturevalue("monkeypatch").setenv("TOOLKIT_ENV", "test")
     return {"auth": {"adapter": "session"}, "session": {"adapter": store, "options": options}}
 
 

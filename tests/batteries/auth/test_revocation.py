@@ -1,8 +1,8 @@
-"""Revocation stores: per-process memory by default, shared through the cache or session.
+"""Revocation stores: per-process memory by default, shared on a key-value server or session.
 
 The shared stores run on the real Redis server (``kvserver``) and SQLite (``db``), each
 test under a cache instance or key prefix of its own; the two-process test revokes in one
-interpreter and verifies in others.
+interpreter and verifies in others. Outages are a real private server, stopped.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.test import override_settings
 from toolkit_batteries.auth import InvalidTokenError, TokenRevokedError
 from toolkit_batteries.auth.adapters.jwt import JWTAuthenticator
 from toolkit_batteries.auth.revocation import (
-    CacheRevocationStore,
+    KVServerRevocationStore,
     MemoryRevocationStore,
     RevocationStore,
     SessionRevocationStore,
@@ -84,14 +84,29 @@ def test_valid_token_ids(token_id, valid):
 # --------------------------------------------------------------------------- shared stores
 
 
-@pytest.fixture(params=["kvserver", "db"])
-def cache_pair(request, tmp_path):
-    """Two containers (two "processes") on one shared cache instance of their own."""
+def revocation_key(token_id: str, instance: str = "default") -> str:
+    """Return the key a kvserver revocation of ``token_id`` lives under."""
+    return f"toolkit:auth:{instance}:revoked:{token_id}"
+
+
+@pytest.fixture
+def raw_redis(redis_url):
+    """Yield a raw client on the test server; delete the revocation keys a test names."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    made: list[str] = []
+    yield client, made
+    if made:
+        client.delete(*made)
+    client.close()
+
+
+@pytest.fixture
+def cache_pair(redis_url):
+    """Two containers (two "processes") on one kvserver cache instance of their own."""
     name = f"t-{uuid.uuid4().hex[:12]}"
-    if request.param == "kvserver":
-        block = {"adapter": "kvserver", "options": {"url": request.getfixturevalue("redis_url")}}
-    else:
-        block = {"adapter": "db", "options": {"dsn": str(tmp_path / "cache.db")}}
+    block = {"adapter": "kvserver", "options": {"url": redis_url}}
     settings = {**jwt_settings(), "cache": {name: block}}
     pair = [Container(Config.load(settings, {})) for _ in range(2)]
     try:
@@ -103,42 +118,45 @@ def cache_pair(request, tmp_path):
             container.close()
 
 
-def test_a_cache_store_shares_revocations_between_instances(cache_pair):
+def test_a_cache_setting_shares_revocations_outside_the_cache_namespace(cache_pair, raw_redis):
     (first, second), cache = cache_pair
-    assert type(first.revocation_store) is CacheRevocationStore
+    client, made = raw_redis
+    assert type(first.revocation_store) is KVServerRevocationStore
     issued = first.issue("user-1")
+    made.append(revocation_key(issued.token_id))
     assert second.verify(issued.token).subject == "user-1"
     first.revoke(issued.token)
     with pytest.raises(TokenRevokedError):
         second.verify(issued.token)
-    key = f"toolkit:auth:default:revoked:{issued.token_id}"
-    assert cache.get(key) == 1
-    assert issued.token not in key
+    assert client.exists(revocation_key(issued.token_id)) == 1
+    cache.clear()  # emptying the cache keeps the revocation
+    with pytest.raises(TokenRevokedError):
+        second.verify(issued.token)
 
 
-def test_cache_entries_expire_with_the_token(redis_url):
-    import redis
+@pytest.mark.parametrize("adapter", ["memory", "db"])
+def test_a_cache_that_evicts_is_refused_naming_the_setting(adapter, containers, request):
+    options = {"dsn": request.getfixturevalue("sqlite_dsn")} if adapter == "db" else {}
+    settings = {**jwt_settings(), "cache": {"adapter": adapter, "options": options}}
+    container = Container(Config.load(settings, {}))
+    containers.append(container)
+    with override_settings(TOOLKIT_AUTH_REVOCATION="cache"), pytest.raises(ConfigurationError) as e:
+        container.auth()
+    assert "TOOLKIT_AUTH_REVOCATION" in str(e.value) and f'"{adapter}" adapter' in str(e.value)
 
-    client = redis.Redis.from_url(redis_url)
+
+def test_kvserver_entries_expire_with_the_token(raw_redis):
+    client, made = raw_redis
     prefix = f"t-{uuid.uuid4().hex}:"
-
-    class RedisCache:  # the real server behind the Django cache calls the store makes
-        def set(self, key, value, timeout):
-            client.set(key, value, ex=timeout)
-
-        def get(self, key):
-            return client.get(key)
-
-    store = CacheRevocationStore(RedisCache(), prefix=prefix)
-    try:
-        store.revoke("abc", time.time() + 90)
-        assert store.is_revoked("abc") and not store.is_revoked("abd")
-        assert 85 <= client.ttl(prefix + "abc") <= 90
-        store.revoke("old", time.time() - 1)  # already lapsed: nothing written
-        assert client.exists(prefix + "old") == 0
-    finally:
-        client.delete(prefix + "abc")
-        client.close()
+    made.extend([prefix + "abc", prefix + "old"])
+    store = KVServerRevocationStore(client, prefix=prefix)
+    store.revoke("abc", time.time() + 90)
+    assert store.is_revoked("abc") and not store.is_revoked("abd")
+    assert 85_000 <= client.pttl(prefix + "abc") <= 90_000
+    store.revoke("abc", time.time() + 10)  # an earlier time never shortens a revocation
+    assert client.pttl(prefix + "abc") > 80_000
+    store.revoke("old", time.time() - 1)  # already lapsed: nothing written
+    assert client.exists(prefix + "old") == 0
 
 
 def test_a_session_store_shares_revocations(redis_url, redis_prefix, containers):
@@ -175,15 +193,18 @@ def build_store(ctx):
     return store
 
 
-def test_the_setting_picks_a_store_per_instance(containers):
-    settings = {"auth": {"default": jwt_settings()["auth"], "partners": jwt_settings()["auth"]}}
+def test_the_setting_picks_a_store_per_instance(containers, redis_url):
+    settings = {
+        "auth": {"default": jwt_settings()["auth"], "partners": jwt_settings()["auth"]},
+        "cache": {"adapter": "kvserver", "options": {"url": redis_url}},
+    }
     path = f"{__name__}.build_store"
     with override_settings(TOOLKIT_AUTH_REVOCATION={"default": "cache", "partners": path}):
         container = Container(Config.load(settings, {}))
         containers.append(container)
         default, partners = container.auth(), container.auth("partners")
-    assert type(default.revocation_store) is CacheRevocationStore
-    assert default.revocation_store.cache is container.cache()
+    assert type(default.revocation_store) is KVServerRevocationStore
+    assert default.revocation_store.prefix == "toolkit:auth:default:revoked:"
     assert partners.revocation_store.opened_for == "partners"
     with override_settings(TOOLKIT_AUTH_REVOCATION="memory"):
         container = Container(Config.load(jwt_settings(), {}))
@@ -223,23 +244,30 @@ def jwt_decode_jti(token: str) -> str:
     return jwt.decode(token, SECRET, algorithms=["HS256"])["jti"]
 
 
-def test_a_failing_store_fails_closed(jwt_auth, caplog):
-    class Down:
-        def revoke(self, token_id, until):
-            raise ConnectionError("redis://:hunter2@cache:6379 refused")
+def test_a_stopped_store_server_fails_closed(jwt_auth, caplog):
+    import redis
 
-        def is_revoked(self, token_id):
-            raise ConnectionError("redis://:hunter2@cache:6379 refused")
+    from tests.batteries.ratelimit.private_redis import PrivateRedis
 
-    auth = jwt_auth().with_revocation_store(Down())
-    token = craft(payload())
+    password = "hunter2-" + uuid.uuid4().hex
+    server = PrivateRedis()
+    server.start()
+    try:
+        redis.Redis(host="127.0.0.1", port=server.port).config_set("requirepass", password)
+        client = redis.Redis(host="127.0.0.1", port=server.port, password=password)
+        auth = jwt_auth().with_revocation_store(KVServerRevocationStore(client, prefix="r:"))
+        token = craft(payload())
+        assert auth.verify(token).subject == "user-1"
+    finally:
+        server.stop()  # the real server goes away
     with pytest.raises(ServiceUnavailableError) as caught:
         auth.verify(token)
-    assert "hunter2" not in str(caught.value)
+    assert password not in str(caught.value)
     with pytest.raises(ServiceUnavailableError):
         auth.revoke(token)
     assert any("revocation store failed" in r.getMessage() for r in caplog.records)
-    assert all("hunter2" not in r.getMessage() for r in caplog.records)
+    assert all(password not in r.getMessage() for r in caplog.records)
+    client.close()
 
 
 def test_revoke_refuses_tokens_it_would_not_accept_before_touching_the_store(jwt_auth):
@@ -293,17 +321,18 @@ def test_revoked_in_one_process_is_refused_in_another(redis_url):
 
         seen = run_child("verify", [kept.token, revoked_here.token], env)
         assert seen == [  # ... refused in the other; the untouched token still verifies
-            {"ok": True, "subject": "user-1", "store": "CacheRevocationStore"},
+            {"ok": True, "subject": "user-1", "store": "KVServerRevocationStore"},
             {"error": "TokenRevokedError"},
         ]
 
         assert run_child("revoke", [kept.token], env) == [  # revoked over there ...
-            {"ok": True, "store": "CacheRevocationStore"}
+            {"ok": True, "store": "KVServerRevocationStore"}
         ]
         with pytest.raises(TokenRevokedError):
             here.verify(kept.token)  # ... refused here
     finally:
-        container.cache(cache_name).clear()
+        store = here.revocation_store
+        store.client.delete(*(revocation_key(i.token_id) for i in (kept, revoked_here)))
         container.close()
 
 
@@ -328,3 +357,20 @@ def test_session_markers_keep_distinct_ids_apart(containers):
     assert sessions.get("tkrv_plain-id_1")["kind"] == SessionRevocationStore.KIND
     store.revoke("lapsed", time.time() - 1)
     assert not store.is_revoked("lapsed")
+
+
+def test_revocations_in_a_db_session_store_are_rows_of_the_session_model(sqlite_dsn, containers):
+    from toolkit_batteries.session.models import SessionRecord
+
+    settings = {**jwt_settings(), "session": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
+    pair = [Container(Config.load(settings, {})) for _ in range(2)]
+    containers.extend(pair)
+    with override_settings(TOOLKIT_AUTH_REVOCATION="session"):
+        first, second = (c.auth() for c in pair)
+    issued = first.issue("user-1")
+    first.revoke(issued.token)
+    with pytest.raises(TokenRevokedError):
+        second.verify(issued.token)
+    alias = pair[0].session().database.alias
+    row = SessionRecord.objects.using(alias).get(id=f"tkrv_{issued.token_id}")
+    assert json.loads(row.data)["kind"] == SessionRevocationStore.KIND

@@ -23,8 +23,9 @@ def session_settings(store: str, request, tmp_path) -> dict:
         addr = request.getfixturevalue("redis_url")
         options = {"kvserver": {"addr": addr, "prefix": request.getfixturevalue("redis_prefix")}}
     elif store == "db":
-        options = {"dsn": str(tmp_path / "sessions.db")}
-    else:
+        options = {"dsn": request.getfixturevalue("sqlite_dsn")}
+    else:  # a memory session store is refused outside the development switch
+        request.getfixturevalue("monkeypatch").setenv("TOOLKIT_ENV", "test")
         options = {}
     return {
         "auth": {"adapter": "session"},
@@ -124,7 +125,8 @@ def test_revocation_is_immediate_across_instances(redis_url, redis_prefix, conta
         first.auth().verify(issued.token)
 
 
-def test_the_session_instance_named_like_the_auth_instance_is_used(containers):
+def test_the_session_instance_named_like_the_auth_instance_is_used(containers, monkeypatch):
+    monkeypatch.setenv("TOOLKIT_ENV", "test")
     settings = {
         "auth": {"web": {"adapter": "session"}, "api": {"adapter": "session"}},
         "session": {"web": {"adapter": "memory"}},
@@ -185,17 +187,34 @@ def test_a_store_that_loses_data_is_refused_at_open():
         SessionAuthenticator(object())
 
 
-def test_a_store_outage_after_open_fails_closed(session_auth):
-    issued = session_auth.issue("user-1")
+@pytest.fixture
+def private_redis():
+    """Run a redis-server of this test's own, which the test may stop."""
+    from tests.batteries.ratelimit.private_redis import PrivateRedis
 
-    class Down:
-        def create(self, data, *, ttl=None):
-            raise ConnectionError("down")
+    server = PrivateRedis()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
-        get = delete = create
 
-    down = SessionAuthenticator(Down())
+def test_a_store_outage_after_open_fails_closed(private_redis, containers):
+    settings = {
+        "auth": {"adapter": "session"},
+        "session": {"adapter": "kvserver", "options": {"kvserver": {"addr": private_redis.addr}}},
+    }
+    container = Container(Config.load(settings, {}))
+    containers.append(container)
+    auth = container.auth()
+    issued = auth.issue("user-1")
+    assert auth.verify(issued.token).subject == "user-1"
+    private_redis.stop()  # the real server goes away
+    with pytest.raises(ServiceUnavailableError) as caught:
+        auth.verify(issued.token)
+    assert issued.token not in str(caught.value)
     with pytest.raises(ServiceUnavailableError):
-        down.verify(issued.token)
+        auth.issue("user-1")
     with pytest.raises(ServiceUnavailableError):
-        down.issue("user-1")
+        auth.revoke(issued.token)

@@ -1,9 +1,14 @@
 """Open the cache battery the real way (configuration, then a Container) on every adapter.
 
 ``memory`` runs in process; ``kvserver`` on the real Redis server (database 15) under a
-unique instance name, hence a unique key namespace; ``db`` on a SQLite file and on the
-real PostgreSQL server, each in a table named after a unique instance. Memory and db get
-a :class:`FakeClock`; Redis keeps its own time, so TTL tests there use short timeouts.
+unique instance name, hence a unique key namespace; ``db`` on a migrated SQLite file and
+on the migrated real PostgreSQL database, each in a namespace named after a unique
+instance. Memory and db get a :class:`FakeClock`; Redis keeps its own time, so TTL tests
+there use short timeouts.
+
+Every cache is Django's object (``caches[alias]``); aliases registered at run time are
+forgotten after each test, so the leases their backends hold on the process-wide Redis
+clients go back.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import pytest
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
-from .helpers import FakeClock, drop_table, unique
+from .helpers import FakeClock, forget_runtime_caches, unique
 
 VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
 
@@ -51,7 +56,7 @@ def cache_block(variant: str, tmp_path, request: pytest.FixtureRequest, **extra:
             "options": {"url": request.getfixturevalue("redis_url"), **extra},
         }
     if variant == "db-sqlite":
-        return {"adapter": "db", "options": {"dsn": str(tmp_path / "cache.db"), **extra}}
+        return {"adapter": "db", "options": {"dsn": request.getfixturevalue("sqlite_dsn"), **extra}}
     return {"adapter": "db", "options": {"dsn": request.getfixturevalue("postgres_dsn"), **extra}}
 
 
@@ -68,12 +73,11 @@ def opened(request: pytest.FixtureRequest, tmp_path) -> Iterator[Opened]:
     try:
         yield Opened(request.param, cache, container, instance, clock)
     finally:
-        reuse = not container.closed
-        cleanup = container if reuse else Container(Config.load({"cache": {instance: block}}, {}))
-        survivor = cleanup.cache(instance)
-        if request.param == "kvserver":
-            survivor.clear()
-        elif request.param.startswith("db"):
-            drop_table(survivor._db(), survivor.table_name)
-        cleanup.close()
+        cache.clear()  # Django holds the cache: it outlives the container
         container.close()
+
+
+@pytest.fixture(autouse=True)
+def _forget_runtime_caches() -> Iterator[None]:
+    yield
+    forget_runtime_caches()

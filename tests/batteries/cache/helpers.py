@@ -5,10 +5,14 @@
 * :class:`PrivateRedis`: a ``redis-server`` of the test's own on a free port, which the
   test may kill and restart (the shared server on 6379 is never touched).
 * :func:`drop_table`: remove a test's table on SQLite or PostgreSQL.
+* :func:`forget_runtime_caches`: drop the ``caches`` aliases a test registered at run time,
+  so the leases their backends hold on the process-wide Redis clients go back.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import shutil
 import socket
 import subprocess
@@ -107,3 +111,14 @@ class PrivateRedis:
 def drop_table(database, table: str) -> None:
     """Drop ``table`` (a test's own) if it exists."""
     database.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def forget_runtime_caches() -> None:
+    """Drop the ``caches`` aliases registered at run time, and their backend objects."""
+    from django.core.cache import caches
+
+    for alias in [a for a in caches.settings if a.startswith("toolkit_cache_")]:
+        caches.settings.pop(alias, None)
+        with contextlib.suppress(AttributeError):
+            delattr(caches._connections, alias)
+    gc.collect()

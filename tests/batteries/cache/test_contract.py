@@ -15,8 +15,14 @@ from django.core.cache.backends.base import BaseCache, CacheKeyWarning
 
 from toolkit_batteries.cache import Cache
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.container import Container
-from toolkit_batteries.core.errors import ServiceUnavailableError
+from toolkit_batteries.core.container import Container, ContainerClosedError
+
+#: A lifetime the steps a test takes before it ends beat even on a loaded two-core machine
+#: (the kvserver variant waits on Redis's real clock; the others move a fake clock), and a
+#: wait that outlasts it. Sub-300 ms lifetimes flaked there: a set, then a get or touch
+#: that had to land before the expiry, could come late.
+SHORT = 1.0
+PAST_SHORT = 1.1
 
 VALUES = [
     "text",
@@ -100,6 +106,8 @@ class TestCacheContract:
 
     def test_add_replaces_an_expired_entry(self, opened):
         cache = opened.cache
+        # No step has to beat this lifetime (only the wait, which lasts at least 0.25 s,
+        # has to outlast it), so it stays short.
         assert cache.add("k", "old", timeout=0.2)
         opened.elapse(0.25)
         assert cache.add("k", "new", timeout=30) is True
@@ -156,9 +164,9 @@ class TestCacheContract:
 
     def test_incr_keeps_the_expiry(self, opened):
         cache = opened.cache
-        cache.set("n", 1, timeout=0.2)
+        cache.set("n", 1, timeout=SHORT)
         cache.incr("n")
-        opened.elapse(0.25)
+        opened.elapse(PAST_SHORT)
         assert cache.get("n") is None
 
     def test_incr_is_atomic(self, opened):
@@ -168,10 +176,10 @@ class TestCacheContract:
 
     def test_expiry(self, opened):
         cache = opened.cache
-        cache.set("short", "v", timeout=0.2)
+        cache.set("short", "v", timeout=SHORT)
         cache.set("forever", "v", timeout=None)
         assert cache.get("short") == "v" and cache.has_key("short")
-        opened.elapse(0.25)
+        opened.elapse(PAST_SHORT)
         assert cache.get("short") is None
         assert cache.has_key("short") is False
         assert cache.get("forever") == "v"
@@ -179,11 +187,11 @@ class TestCacheContract:
     def test_default_timeout(self, opened):
         cache = opened.cache
         assert cache.default_timeout == 300  # Django's default
-        cache.default_timeout = 0.2
+        cache.default_timeout = SHORT
         cache.set("k", "v")  # DEFAULT_TIMEOUT: the cache's default
         cache.set("kept", "v", timeout=60)
         assert cache.get("k") == "v"
-        opened.elapse(0.25)
+        opened.elapse(PAST_SHORT)
         assert cache.get("k") is None
         assert cache.get("kept") == "v"
 
@@ -200,18 +208,18 @@ class TestCacheContract:
 
     def test_touch(self, opened):
         cache = opened.cache
-        cache.set("k", "v", timeout=0.2)
+        cache.set("k", "v", timeout=SHORT)
         assert cache.touch("k", timeout=60) is True
-        opened.elapse(0.25)
+        opened.elapse(PAST_SHORT)
         assert cache.get("k") == "v"
         assert cache.touch("absent", timeout=60) is False
 
     def test_touch_none_makes_persistent_and_zero_deletes(self, opened):
         cache = opened.cache
-        cache.set("k", "v", timeout=0.2)
+        cache.set("k", "v", timeout=SHORT)
         assert cache.touch("k", None) is True
         assert cache.touch("k", None) is True  # already persistent: still exists
-        opened.elapse(0.25)
+        opened.elapse(PAST_SHORT)
         assert cache.get("k") == "v"
         assert cache.touch("k", 0) is True
         assert cache.get("k") is None
@@ -268,18 +276,18 @@ class TestCacheContract:
             assert neighbour.get("k") == "neighbour"
         finally:
             neighbour.clear()
-            if opened.variant.startswith("db"):
-                neighbour._db().execute(f"DROP TABLE IF EXISTS {neighbour.table_name}")
             other.close()
 
-    def test_use_after_close_raises(self, opened):
+    def test_the_container_closing_leaves_djangos_cache_working(self, opened):
+        # Deliberate change (issue 11): Django holds the cache, so the container's close
+        # neither closes nor empties it; the closed container refuses to hand it out.
         opened.cache.set("k", "v")
         opened.container.close()
-        with pytest.raises(ServiceUnavailableError, match=f"cache.{opened.instance}"):
-            opened.cache.get("k")
-        with pytest.raises(ServiceUnavailableError):
-            opened.cache.set("k", "v")
-        opened.cache.close()  # a second close is harmless
+        with pytest.raises(ContainerClosedError, match=f"cache.{opened.instance}"):
+            opened.container.cache(opened.instance)
+        assert opened.cache.get("k") == "v"
+        opened.cache.close()  # what Django calls after every request: harmless
+        assert opened.cache.get("k") == "v"
 
     def test_repr_has_no_secret(self, opened):
         text = repr(opened.cache)

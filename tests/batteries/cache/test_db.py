@@ -1,25 +1,27 @@
-"""The db adapter: its table, pool sharing, purging, and failures, on SQLite and PostgreSQL."""
+"""The db adapter: its migrated table, database aliases, purging, failures (SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 
 import pytest
 
-from toolkit_batteries.cache.adapters.db import DBCache
-from toolkit_batteries.cache.sql import table_name
+from toolkit_batteries.cache.adapters.db import TABLE, DBCache
+from toolkit_batteries.cache.models import CacheEntry
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
+from toolkit_batteries.db import MissingTablesError
 
-from .helpers import FakeClock, drop_table, unique
+from .helpers import FakeClock, unique
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def dsn(request, tmp_path) -> str:
+def dsn(request) -> str:
     if request.param == "sqlite":
-        return str(tmp_path / "cache.db")
+        return request.getfixturevalue("sqlite_dsn")
     return request.getfixturevalue("postgres_dsn")
 
 
@@ -29,76 +31,94 @@ def open_db_cache(dsn: str, instance: str, **options) -> tuple[Container, DBCach
     return container, container.cache(instance)
 
 
-def table_exists(database, table: str) -> bool:
-    if database.dialect == "postgresql":
-        sql = "SELECT count(*) FROM information_schema.tables WHERE table_name = %s"
-    else:
-        sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = %s"
-    return database.fetch_value(sql, (table,)) == 1
+def rows(database, instance: str, where: str = "", params: tuple = ()) -> int:
+    return database.fetch_value(
+        f"SELECT count(*) FROM {TABLE} WHERE namespace = %s{where}", (instance, *params)
+    )
 
 
 class MyCache(DBCache):
-    """A subclass that names its own table, as the spec says code does."""
-
-    table = "tk_custom_cache"
+    """A subclass named by its dotted path, as the spec lets code do."""
 
 
-def test_the_table_is_created_on_open_and_named_after_the_instance(dsn):
-    instance = unique()
-    container, cache = open_db_cache(dsn, instance)
-    try:
-        assert cache.table_name == f"toolkit_cache_{instance}"
-        assert table_exists(cache._db(), cache.table_name)
-    finally:
-        drop_table(cache._db(), cache.table_name)
-        container.close()
-
-
-def test_a_subclass_sets_the_table_from_code(tmp_path):
-    path = f"{__name__}.MyCache"
+def test_a_database_without_the_table_fails_the_open_naming_migrate(tmp_path):
+    empty = tmp_path / "empty.db"
     container = Container(
-        Config.load({"cache": {"adapter": path, "options": {"dsn": str(tmp_path / "c.db")}}}, {})
+        Config.load({"cache": {"adapter": "db", "options": {"dsn": str(empty)}}}, {})
     )
-    cache = container.cache()
-    assert cache.table_name == "tk_custom_cache"
-    assert table_exists(cache._db(), "tk_custom_cache")
+    with pytest.raises(MissingTablesError, match=r"manage\.py migrate --database") as caught:
+        container.cache()
+    assert caught.value.tables == (TABLE,)
+    with sqlite3.connect(empty) as raw:  # nothing ran DDL
+        assert raw.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
     container.close()
 
 
-def test_table_names_are_safe_distinct_and_bounded():
-    assert table_name("toolkit_cache", "default") == "toolkit_cache"
-    assert table_name("toolkit_cache", "sessions") == "toolkit_cache_sessions"
-    dashed, underscored = table_name("toolkit_cache", "a-b"), table_name("toolkit_cache", "a_b")
-    assert dashed != underscored and dashed.startswith("toolkit_cache_a_b_")
-    long_a = table_name("toolkit_cache", "x" * 100 + "a")
-    long_b = table_name("toolkit_cache", "x" * 100 + "b")
-    assert long_a != long_b and len(long_a) <= 63 and len(long_b) <= 63
-    hostile = table_name("toolkit_cache", "x; DROP TABLE users")
-    assert hostile.replace("_", "").isalnum()
-    with pytest.raises(ValueError):
-        table_name("Bad Table", "default")
+def test_entries_live_in_the_migrated_table_under_the_instance_namespace(dsn):
+    instance = unique()
+    container, cache = open_db_cache(dsn, instance)
+    try:
+        cache.set("k", "v")
+        assert cache.table_name == TABLE == CacheEntry._meta.db_table
+        assert rows(cache._db(), instance) == 1
+        assert CacheEntry.objects.using(cache._db().alias).get(namespace=instance).cache_key == (
+            ":1:k"
+        )
+    finally:
+        cache.clear()
+        container.close()
 
 
-def test_an_empty_dsn_borrows_the_db_service(tmp_path):
+def test_a_subclass_named_by_its_path_is_what_django_builds(sqlite_dsn):
+    path = f"{__name__}.MyCache"
+    container = Container(
+        Config.load({"cache": {"adapter": path, "options": {"dsn": sqlite_dsn}}}, {})
+    )
+    cache = container.cache()
+    assert type(cache) is MyCache
+    cache.set("k", 1)
+    assert cache.get("k") == 1
+    container.close()
+
+
+def test_an_empty_dsn_borrows_the_db_service(sqlite_dsn):
     instance = unique()
     container = Container(
         Config.load(
             {
-                "db": {"adapter": "sqlfile", "options": {"path": str(tmp_path / "app.db")}},
+                "db": {"adapter": "sqlfile", "options": {"path": sqlite_dsn}},
                 "cache": {instance: {"adapter": "db"}},
             },
             {},
         )
     )
     cache = container.cache(instance)
-    assert cache._db() is container.db()
+    assert cache._db().alias == container.db().alias
     cache.set("k", "v")
-    assert container.db().fetch_value(f"SELECT count(*) FROM {cache.table_name}") == 1
-    assert [p["owner"] for p in container.pools.describe()] == ["db.default"]
+    assert rows(container.db(), instance) == 1
     container.close()
 
 
-def test_the_same_dsn_shares_one_pool_unless_dedicated(postgres_dsn):
+def test_a_cache_write_joins_the_callers_transaction(dsn):
+    from django.db import transaction
+
+    instance = unique()
+    container, cache = open_db_cache(dsn, instance)
+    alias = cache._db().alias
+    try:
+        with pytest.raises(RuntimeError), transaction.atomic(using=alias):
+            cache.set("k", "rolled back")
+            raise RuntimeError
+        assert cache.get("k") is None
+        with transaction.atomic(using=alias):
+            cache.set("k", "committed")
+        assert cache.get("k") == "committed"
+    finally:
+        cache.clear()
+        container.close()
+
+
+def test_the_same_dsn_shares_one_alias_unless_dedicated(postgres_dsn):
     a, b, c = unique(), unique(), unique()
     block = {"adapter": "db", "options": {"dsn": postgres_dsn}}
     private = {"adapter": "db", "options": {"dsn": postgres_dsn, "dedicated_pool": True}}
@@ -114,23 +134,21 @@ def test_the_same_dsn_shares_one_pool_unless_dedicated(postgres_dsn):
     try:
         container.db()
         caches = [container.cache(name) for name in (a, b, c)]
-        described = container.pools.describe()
-        assert len(described) == 2
-        shared = next(p for p in described if not p["private"])
-        assert shared["owner"] == "db.default"
-        assert sorted(shared["borrowers"]) == sorted(["db.default", f"cache.{a}", f"cache.{b}"])
-        assert caches[0]._db().pool is caches[1]._db().pool is container.db().pool
-        assert caches[2]._db().pool is not container.db().pool
+        assert caches[0]._db().alias == caches[1]._db().alias == container.db().alias
+        assert caches[2]._db().alias != container.db().alias
+        for cache in caches:
+            cache.set("k", cache.instance)
+        assert [cache.get("k") for cache in caches] == [a, b, c]
     finally:
         for cache in caches:
-            drop_table(cache._db(), cache.table_name)
+            cache.clear()
         container.close()
 
 
 def test_expired_rows_are_purged_on_open_and_every_sweep_interval(dsn):
     instance = unique()
     container, cache = open_db_cache(dsn, instance, sweep_interval="10s")
-    database, table = cache._db(), cache.table_name
+    database = cache._db()
     try:
         clock = FakeClock(time.time())
         cache.clock = clock
@@ -139,31 +157,29 @@ def test_expired_rows_are_purged_on_open_and_every_sweep_interval(dsn):
         cache.set("c", 3, timeout=None)
         clock.advance(5)
         cache.set("d", 4)  # before the interval: the expired rows stay
-        assert database.fetch_value(f"SELECT count(*) FROM {table}") == 4
+        assert rows(database, instance) == 4
         assert cache.get_many(["a", "b", "c", "d"]) == {"c": 3, "d": 4}
         clock.advance(10)
         cache.set("e", 5)
-        assert database.fetch_value(f"SELECT count(*) FROM {table}") == 3
+        assert rows(database, instance) == 3
         # Rows already expired when a container opens are purged by the open itself.
         database.execute(
-            f"INSERT INTO {table} (cache_key, value, expires_at) VALUES (%s, %s, %s)",
-            ("stale", b"\x80", time.time() - 100),
+            f"INSERT INTO {TABLE} (namespace, cache_key, value, expires_at) "
+            "VALUES (%s, %s, %s, %s)",
+            (instance, "stale", b"\x80", time.time() - 100),
         )
         reopened = Container(
             Config.load({"cache": {instance: {"adapter": "db", "options": {"dsn": dsn}}}}, {})
         )
         reopened.cache(instance)
-        assert (
-            database.fetch_value(f"SELECT count(*) FROM {table} WHERE cache_key = %s", ("stale",))
-            == 0
-        )
+        assert rows(database, instance, " AND cache_key = %s", ("stale",)) == 0
         reopened.close()
     finally:
-        drop_table(database, table)
+        cache.clear()
         container.close()
 
 
-def test_concurrent_opens_of_a_new_table_do_not_collide(postgres_dsn):
+def test_concurrent_opens_do_not_collide(postgres_dsn):
     instance = unique()
     block = {"adapter": "db", "options": {"dsn": postgres_dsn}}
     containers = [Container(Config.load({"cache": {instance: block}}, {})) for _ in range(6)]
@@ -184,8 +200,9 @@ def test_concurrent_opens_of_a_new_table_do_not_collide(postgres_dsn):
         thread.join()
     try:
         assert errors == []
+        assert containers[0].cache(instance).get("k") == "v"
     finally:
-        drop_table(containers[0].cache(instance)._db(), f"toolkit_cache_{instance}")
+        containers[0].cache(instance).clear()
         for container in containers:
             container.close()
 

@@ -37,9 +37,8 @@ def kv(redis_url):
 
     yield open_cache
     for container, cache in opened:
-        if not container.closed:
-            cache.clear()
-            container.close()
+        cache.clear()
+        container.close()
 
 
 def test_keys_live_under_the_instance_namespace(kv, raw):

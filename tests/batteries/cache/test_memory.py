@@ -14,11 +14,14 @@ from toolkit_batteries.cache.adapters.memory import MemoryCache, MemoryStore
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
-from .helpers import FakeClock
+from .helpers import FakeClock, unique
 
 
 def open_memory(**options) -> MemoryCache:
-    return Container(Config.load({"cache": {"adapter": "memory", "options": options}}, {})).cache()
+    """Open a memory cache of its own (a unique name: Django shares stores by LOCATION)."""
+    name = unique()
+    block = {"adapter": "memory", "options": options}
+    return Container(Config.load({"cache": {name: block}}, {})).cache(name)
 
 
 def test_defaults_follow_the_spec():
@@ -136,13 +139,18 @@ def test_threads_hammering_a_small_cache_keep_it_bounded_and_consistent():
     assert cache.size() <= 50
 
 
-def test_close_forgets_everything():
-    container = Container(Config.load({}, {}))
-    cache = container.cache()
+def test_every_backend_object_of_one_location_shares_the_store():
+    # Deliberate change (issue 11): Django holds the store, one per LOCATION, so closing a
+    # container no longer empties it; Django builds one backend per thread over one store.
+    cache = open_memory()
     cache.set("k", "v")
-    data = cache._data
-    container.close()
-    assert len(data) == 0
+    seen: list = []
+    thread = threading.Thread(target=lambda: seen.append(MemoryCache(cache.instance, {}).get("k")))
+    thread.start()
+    thread.join()
+    assert seen == ["v"]
+    cache.clear()
+    assert len(cache._data) == 0
 
 
 def test_verbose_logs_eviction_and_sweeps(caplog):

@@ -1,9 +1,10 @@
 """Open the idempotency battery the real way (configuration, then a Container).
 
 ``memory`` runs in process; ``kvserver`` on the real Redis server (database 15) with a
-unique ``kvserver.prefix``; ``db`` on a SQLite file and on the real PostgreSQL server, in a
-table named after a unique instance. Memory and db get a :class:`FakeClock`; Redis keeps
-its own time, so TTL tests there use short lifetimes.
+unique ``kvserver.prefix``; ``db`` on a fresh migrated SQLite file and on the migrated
+PostgreSQL database of the session, under a unique instance name (its rows are deleted
+afterwards). Memory and db get a :class:`FakeClock`; Redis keeps its own time, so TTL
+tests there use short lifetimes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
-from ..cache.helpers import FakeClock, drop_table, unique
+from ..cache.helpers import FakeClock, unique
 
 VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
 
@@ -51,7 +52,10 @@ def store_block(variant: str, tmp_path, request: pytest.FixtureRequest, **option
             "options": {"kvserver": {"addr": url, "prefix": unique("t-") + ":"}, **options},
         }
     if variant == "db-sqlite":
-        return {"adapter": "db", "options": {"dsn": str(tmp_path / "idem.db"), **options}}
+        return {
+            "adapter": "db",
+            "options": {"dsn": request.getfixturevalue("sqlite_dsn"), **options},
+        }
     if variant == "db-postgres":
         return {
             "adapter": "db",
@@ -63,7 +67,7 @@ def store_block(variant: str, tmp_path, request: pytest.FixtureRequest, **option
 def cleanup(
     variant: str, block: dict, instance: str, request: pytest.FixtureRequest, store: Any = None
 ) -> None:
-    """Delete what a test stored: its Redis keys or its table (through ``store`` if open)."""
+    """Delete what a test stored: its Redis keys or its rows (through ``store`` if open)."""
     if variant == "kvserver":
         import redis
 
@@ -73,11 +77,10 @@ def cleanup(
             raw.delete(*keys)
         raw.close()
     elif variant.startswith("db") and store is not None:
-        drop_table(store._database, store.table_name)
+        store._rows.delete()
     elif variant.startswith("db"):
         container = Container(Config.load({"idempotency": {instance: block}}, {}))
-        store = container.idempotency(instance)
-        drop_table(store._database, store.table_name)
+        container.idempotency(instance)._rows.delete()
         container.close()
 
 

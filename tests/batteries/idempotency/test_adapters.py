@@ -11,9 +11,13 @@ from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.idempotency import ReservationState
-from toolkit_batteries.idempotency.adapters.memory import MemoryIdempotency
+from toolkit_batteries.idempotency.adapters.memory import (
+    DEFAULT_MAX_BYTES,
+    RECORD_OVERHEAD,
+    MemoryIdempotency,
+)
 
-from ..cache.helpers import FakeClock, PrivateRedis, drop_table, unique
+from ..cache.helpers import FakeClock, PrivateRedis, unique
 
 
 def open_store(block: dict, instance: str = "default"):
@@ -28,6 +32,23 @@ def test_memory_defaults_follow_the_spec():
     _, store = open_store({})
     assert isinstance(store, MemoryIdempotency)
     assert (store.max_entries, store.default_ttl) == (1000, 86400.0)
+    assert store.max_bytes == DEFAULT_MAX_BYTES == 64 * 1024 * 1024 and store.bytes == 0
+
+
+def test_memory_counts_bytes_through_every_path():
+    _, store = open_store({})
+    store.clock = FakeClock()
+    store.reserve("a", ttl=1, fingerprint="f" * 10)
+    after_reserve = store.bytes
+    assert after_reserve == RECORD_OVERHEAD + 1 + 32 + 10
+    store.commit("a", b"x" * 100)
+    assert store.bytes == after_reserve + 101  # the b"b" marker and the body
+    store.reserve("b").release()
+    store.reserve("c")
+    store.delete("c")
+    assert store.bytes == after_reserve + 101
+    store.clock.advance(2 * 86400)
+    assert store.get("a") is None and store.bytes == 0  # expiry gives the bytes back
 
 
 def test_memory_drops_expired_records_before_evicting_live_ones():
@@ -119,23 +140,31 @@ def test_kvserver_unreachable_fails_fast_and_recovers(tmp_path):
 # ---------------------------------------------------------------------- db
 
 
-def test_db_table_is_named_after_the_instance_and_borrows_the_db_service(tmp_path):
+def test_db_rows_carry_the_instance_and_borrow_the_db_service(sqlite_dsn):
     instance = unique()
     container = Container(
         Config.load(
             {
-                "db": {"adapter": "sqlfile", "options": {"path": str(tmp_path / "app.db")}},
-                "idempotency": {instance: {"adapter": "db"}},
+                "db": {"adapter": "sqlfile", "options": {"path": sqlite_dsn}},
+                "idempotency": {instance: {"adapter": "db"}, "other": {"adapter": "db"}},
             },
             {},
         )
     )
-    store = container.idempotency(instance)
-    assert store.table_name == f"toolkit_idempotency_{instance}"
-    assert store._database is container.db()
-    store.reserve("k")
-    assert container.db().fetch_value(f"SELECT state FROM {store.table_name}") == "in_progress"
-    container.close()
+    try:
+        store, other = container.idempotency(instance), container.idempotency("other")
+        assert store.database is container.db()
+        store.reserve("k", fingerprint="fp")
+        assert other.reserve("k").state is ReservationState.NEW  # instances never meet
+        rows = container.db().fetch_all(
+            "SELECT instance, key, state, fingerprint FROM toolkit_idempotency_record "
+            "ORDER BY instance"
+        )
+        assert rows == sorted(
+            [(instance, "k", "in_progress", "fp"), ("other", "k", "in_progress", "")]
+        )
+    finally:
+        container.close()
 
 
 def test_db_purges_expired_records(postgres_dsn):
@@ -147,7 +176,7 @@ def test_db_purges_expired_records(postgres_dsn):
         store.reserve("b", ttl=1000)
         store.clock.advance(5)
         assert store.purge() == 1
-        assert store._database.fetch_value(f"SELECT count(*) FROM {store.table_name}") == 1
+        assert store._rows.count() == 1
     finally:
-        drop_table(store._database, store.table_name)
+        store._rows.delete()
         container.close()

@@ -83,6 +83,8 @@ class TestIdempotencyContract:
             assert 86_390_000 < opened.store.ttl_ms("k") <= 86_400_000
 
     def test_an_expired_reservation_is_taken_over(self, opened):
+        # No step has to beat this lifetime (only the wait, at least 0.25 s, outlasts it),
+        # so it stays short even on Redis's real clock.
         stale = opened.store.reserve("k", ttl=0.2)
         opened.elapse(0.25)
         assert opened.store.get("k") is None
@@ -93,12 +95,15 @@ class TestIdempotencyContract:
         assert fresh.commit({"on": "time"}) is True
 
     def test_commit_restarts_the_lifetime(self, opened):
-        reservation = opened.store.reserve("k", ttl=0.2)
+        # The commit has to land before the reservation expires: 1 s, not 0.2 s, so a
+        # loaded two-core machine cannot make it late on Redis's real clock.
+        reservation = opened.store.reserve("k", ttl=1.0)
         assert reservation.commit({"v": 1}, ttl=30) is True
-        opened.elapse(0.25)
+        opened.elapse(1.1)
         assert opened.store.reserve("k").state is COMPLETED
 
     def test_a_completed_record_expires(self, opened):
+        # Only the wait has to outlast this lifetime: it stays short.
         opened.store.reserve("k").commit({"v": 1}, ttl=0.2)
         opened.elapse(0.25)
         assert opened.store.reserve("k").state is NEW

@@ -1,27 +1,39 @@
-"""The ``idempotent`` view decorator and middleware, on memory and on real Redis."""
+"""The ``idempotent`` view decorator and middleware, on memory and on real Redis.
+
+Callers are real: every request carries a bearer token minted by the toolkit's ``auth``
+battery (the ``jwt`` adapter) and verified by it, through ``bearer_required``,
+``BearerAuthentication`` or the idempotency layer itself.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import threading
-from types import SimpleNamespace
 
 import pytest
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.test import RequestFactory, override_settings
 
 from toolkit_batteries import services
-from toolkit_batteries.idempotency.decorators import IdempotencyMiddleware, idempotent
+from toolkit_batteries.auth.decorators import bearer_required
+from toolkit_batteries.core.errors import http_status
+from toolkit_batteries.idempotency.decorators import (
+    IdempotencyMiddleware,
+    idempotent,
+    stored_key,
+)
 
 from ..cache.helpers import unique
 
 factory = RequestFactory()
+AUTH = {"auth": {"adapter": "jwt", "options": {"jwt": {"secret": secrets.token_urlsafe(40)}}}}
 
 
 @pytest.fixture(params=["memory", "kvserver"])
 def store(request):
-    """Point the ``idempotency`` service at memory or a unique Redis prefix."""
+    """Point the ``idempotency`` service at memory or a unique Redis prefix; auth at jwt."""
     if request.param == "memory":
         block = {"adapter": "memory"}
     else:
@@ -30,7 +42,7 @@ def store(request):
             "adapter": "kvserver",
             "options": {"kvserver": {"addr": url, "prefix": unique("t-") + ":"}},
         }
-    with override_settings(TOOLKIT={"idempotency": block}):
+    with override_settings(TOOLKIT={"idempotency": block, **AUTH}):
         yield services.idempotency()
         if request.param == "kvserver":
             import redis
@@ -42,8 +54,23 @@ def store(request):
             raw.close()
 
 
-def post(path="/orders", body=b'{"qty": 1}', key: str | None = "key-1", method="post", **extra):
+def bearer(subject: str = "user-1") -> str:
+    """Return an ``Authorization`` value with a fresh token for ``subject``."""
+    return "Bearer " + services.auth().issue(subject).token
+
+
+def post(
+    path="/orders",
+    body=b'{"qty": 1}',
+    key: str | None = "key-1",
+    method="post",
+    user: str | None = "user-1",
+    **extra,
+):
+    """Build a request with the key and a real bearer token of ``user`` (None: anonymous)."""
     headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
+    if user is not None:
+        headers["HTTP_AUTHORIZATION"] = bearer(user)
     return getattr(factory, method)(
         path, data=body, content_type="application/json", **headers, **extra
     )
@@ -71,7 +98,7 @@ def test_a_retry_replays_the_stored_response(store):
     view = Counter()
     wrapped = idempotent(view)
     first = wrapped(post())
-    second = wrapped(post())
+    second = wrapped(post())  # a fresh token of the same user: the same caller
     assert view.calls == 1
     assert (first.status_code, second.status_code) == (201, 201)
     assert second.content == first.content == b'{"order": 1}'
@@ -90,7 +117,7 @@ def test_the_same_key_with_a_different_request_is_refused(store):
         post(path="/orders?x=1"),
     ):
         response = wrapped(request)
-        assert response.status_code == 422
+        assert response.status_code == http_status("failed_precondition") == 400
         assert error_of(response)["code"] == "failed_precondition"
         assert "Idempotency-Key" in error_of(response)["message"]
 
@@ -118,11 +145,22 @@ def test_a_malformed_key_answers_400(store, key):
     assert view.calls == 0
 
 
+def test_the_longest_key_is_kept_as_its_hash(store):
+    view = Counter()
+    wrapped = idempotent(view)
+    longest = "k" * 255
+    wrapped(post(key=longest))
+    assert wrapped(post(key=longest))["Idempotent-Replayed"] == "true"
+    assert wrapped(post(key="k" * 254)).status_code == 201 and view.calls == 2
+    assert len(stored_key("scope", longest)) <= 255
+    assert stored_key("s", "short").endswith(":short")
+
+
 def test_safe_methods_pass_through(store):
     view = Counter()
     wrapped = idempotent(view)
-    wrapped(factory.get("/orders", HTTP_IDEMPOTENCY_KEY="key-1"))
-    wrapped(factory.get("/orders", HTTP_IDEMPOTENCY_KEY="key-1"))
+    wrapped(factory.get("/orders", HTTP_IDEMPOTENCY_KEY="key-1", HTTP_AUTHORIZATION=bearer()))
+    wrapped(factory.get("/orders", HTTP_IDEMPOTENCY_KEY="key-1", HTTP_AUTHORIZATION=bearer()))
     assert view.calls == 2
 
 
@@ -131,6 +169,7 @@ def test_a_concurrent_duplicate_gets_409_while_the_first_runs(store):
     calls = []
 
     @idempotent
+    @bearer_required
     def slow(request):
         calls.append(1)
         entered.set()
@@ -138,7 +177,8 @@ def test_a_concurrent_duplicate_gets_409_while_the_first_runs(store):
         return HttpResponse(b"done", status=200)
 
     results = {}
-    first = threading.Thread(target=lambda: results.setdefault("first", slow(post())))
+    first_request = post()
+    first = threading.Thread(target=lambda: results.setdefault("first", slow(first_request)))
     first.start()
     assert entered.wait(10)
     duplicate = slow(post())
@@ -170,6 +210,20 @@ def test_a_failing_view_releases_the_key(store):
     assert len(attempts) == 3
 
 
+@pytest.mark.parametrize("status", [401, 403, 408, 429, 500, 502, 503, 504])
+def test_answers_about_credentials_time_or_load_are_not_stored(store, status):
+    statuses = [status]
+
+    @idempotent
+    def view(request):
+        return HttpResponse(b"", status=statuses.pop(0) if statuses else 201)
+
+    assert view(post()).status_code == status
+    second = view(post())
+    assert second.status_code == 201 and not second.has_header("Idempotent-Replayed")
+    assert view(post())["Idempotent-Replayed"] == "true"
+
+
 def test_client_errors_are_stored_and_replayed(store):
     view_calls = []
 
@@ -195,32 +249,42 @@ def test_streaming_responses_are_not_stored(store):
     assert len(calls) == 2
 
 
-def test_keys_are_scoped_by_user(store):
+@pytest.mark.parametrize("order", ["idempotent outside bearer_required", "inside"])
+def test_keys_are_scoped_by_user(store, order):
+    view = Counter()
+    if order == "inside":
+        wrapped = bearer_required(idempotent(view))
+    else:
+        wrapped = idempotent(bearer_required(view))
+    assert json.loads(wrapped(post(user="alice")).content) == {"order": 1}
+    assert json.loads(wrapped(post(user="bob")).content) == {"order": 2}
+    again = wrapped(post(user="alice"))
+    assert json.loads(again.content) == {"order": 1} and again["Idempotent-Replayed"] == "true"
+
+
+def test_anonymous_requests_are_not_stored_without_an_explicit_scope(store):
     view = Counter()
     wrapped = idempotent(view)
-    alice, bob = post(), post()
-    alice.user = SimpleNamespace(is_authenticated=True, pk=1)
-    bob.user = SimpleNamespace(is_authenticated=True, pk=2)
-    assert json.loads(wrapped(alice).content) == {"order": 1}
-    assert json.loads(wrapped(bob).content) == {"order": 2}
-    again = post()
-    again.user = SimpleNamespace(is_authenticated=True, pk=1)
-    assert json.loads(wrapped(again).content) == {"order": 1}
+    wrapped(post(user=None))
+    second = wrapped(post(user=None))
+    assert view.calls == 2 and not second.has_header("Idempotent-Replayed")
 
 
 def test_a_custom_scope(store):
     view = Counter()
     wrapped = idempotent(scope=lambda request: request.headers.get("X-Tenant", ""))(view)
-    wrapped(post(HTTP_X_TENANT="a"))
-    wrapped(post(HTTP_X_TENANT="b"))
-    wrapped(post(HTTP_X_TENANT="a"))
+    wrapped(post(user=None, HTTP_X_TENANT="a"))
+    wrapped(post(user=None, HTTP_X_TENANT="b"))
+    wrapped(post(user=None, HTTP_X_TENANT="a"))
     assert view.calls == 2
+    wrapped(post(user="alice", HTTP_X_TENANT="a"))  # narrows: never widens past the caller
+    assert view.calls == 3
 
 
 def test_an_unreachable_store_fails_closed():
     block = {"adapter": "kvserver", "options": {"kvserver": {"addr": "127.0.0.1:1"}}}
     view = Counter()
-    with override_settings(TOOLKIT={"idempotency": block}):
+    with override_settings(TOOLKIT={"idempotency": block, **AUTH}):
         response = idempotent(view)(post())
     assert response.status_code == 503 and error_of(response)["code"] == "unavailable"
     assert view.calls == 0
@@ -231,25 +295,39 @@ def test_drf_views_are_rendered_before_they_are_stored(store):
     from rest_framework.test import APIRequestFactory
     from rest_framework.views import APIView
 
+    from toolkit_batteries.auth.drf import BearerAuthentication, BearerRequired
+
     class Orders(APIView):
-        authentication_classes: list = []
-        permission_classes: list = []
+        authentication_classes = [BearerAuthentication]
+        permission_classes = [BearerRequired]
         calls = 0
 
         def post(self, request):
             type(self).calls += 1
-            return Response({"id": type(self).calls, "echo": request.data}, status=201)
+            return Response(
+                {"id": type(self).calls, "echo": request.data, "by": request.user.id},
+                status=201,
+            )
 
     view = idempotent(Orders.as_view())
     api = APIRequestFactory()
 
-    def request():
-        return api.post("/orders", {"qty": 3}, format="json", HTTP_IDEMPOTENCY_KEY="drf-1")
+    def request(user="user-1"):
+        return api.post(
+            "/orders",
+            {"qty": 3},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="drf-1",
+            HTTP_AUTHORIZATION=bearer(user),
+        )
 
     first, second = view(request()), view(request())
     assert Orders.calls == 1
     assert second.status_code == 201 and second["Idempotent-Replayed"] == "true"
-    assert json.loads(second.content) == {"id": 1, "echo": {"qty": 3}} == json.loads(first.content)
+    expected = {"id": 1, "echo": {"qty": 3}, "by": "user-1"}
+    assert json.loads(second.content) == expected == json.loads(first.content)
+    other = view(request("user-2"))
+    assert json.loads(other.content)["by"] == "user-2" and Orders.calls == 2
 
 
 def test_async_views(store):
@@ -268,10 +346,32 @@ def test_async_views(store):
 
 def test_the_middleware_handles_every_view_once(store):
     view = Counter()
-    decorated = idempotent(view)  # inside the middleware: must not reserve twice
+    decorated = idempotent(bearer_required(view))  # inside the middleware: not reserved twice
     middleware = IdempotencyMiddleware(decorated)
     first = middleware(post())
     second = middleware(post())
     assert view.calls == 1 and first.status_code == 201
     assert second["Idempotent-Replayed"] == "true"
-    assert middleware(post(body=b"{}")).status_code == 422
+    assert middleware(post(body=b"{}")).status_code == 400
+    assert json.loads(middleware(post(user="user-2")).content) == {"order": 2}
+
+
+def test_without_auth_configured_the_credential_itself_scopes_the_key():
+    view = Counter()
+    wrapped = idempotent(view)
+
+    def request(authorization):
+        return factory.post(
+            "/orders",
+            data=b"{}",
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="key-1",
+            HTTP_AUTHORIZATION=authorization,
+        )
+
+    with override_settings(TOOLKIT={"idempotency": {"adapter": "memory"}}):
+        first = wrapped(request("Bearer token-of-alice"))
+        other = wrapped(request("Basic Ym9iOnB3"))
+        again = wrapped(request("Bearer token-of-alice"))
+    assert json.loads(first.content) == {"order": 1} and json.loads(other.content) == {"order": 2}
+    assert again["Idempotent-Replayed"] == "true" and view.calls == 2

@@ -29,11 +29,15 @@ def _reserve(block: dict, instance: str, key: str, start, results) -> None:
 def test_eight_processes_one_winner(variant, tmp_path, request):
     instance, key = unique(), unique("order-")
     block = store_block(variant, tmp_path, request)
-    # Create the table up front, as a deployed application has (and check the DDL is
-    # safe to race anyway: every child also runs CREATE TABLE IF NOT EXISTS).
+    # The table comes from the migrations (sqlite_dsn and postgres_dsn are migrated);
+    # opening once here checks it, then every connection of this process is closed so
+    # no child inherits one (Django connections must not cross a fork).
     setup = Container(Config.load({"idempotency": {instance: block}}, {}))
     setup.idempotency(instance)
     setup.close()
+    from django.db import connections
+
+    connections.close_all()
     context = multiprocessing.get_context("fork")
     start, results = context.Event(), context.Queue()
     processes = [

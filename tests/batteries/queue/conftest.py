@@ -1,15 +1,16 @@
 """Open the queue battery the real way (configuration, then a Container) on every adapter.
 
 ``memory`` in process, ``kvserver`` on the real Redis (a unique key prefix per test,
-its keys deleted afterwards), ``db`` on a temporary SQLite file and on the real
-PostgreSQL server (a unique table per test, dropped afterwards). Every queue gets a
-:class:`FakeClock`, so visibility timeouts and delays are tested by moving time, not by
-sleeping; the adapters compute every deadline from ``queue.clock``.
+its keys deleted afterwards), ``db`` on a fresh migrated SQLite file and on the
+session's migrated PostgreSQL database (its queue tables emptied before and after).
+Every queue gets a :class:`FakeClock`, so visibility timeouts and delays are tested by
+moving time, not by sleeping; the adapters compute every deadline from ``queue.clock``.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -73,12 +74,20 @@ def drop_redis_prefix(url: str, prefix: str) -> None:
         client.close()
 
 
-def drop_table(dsn: str, table: str) -> None:
-    """Drop ``table`` on the PostgreSQL server."""
+def clear_queue_tables(dsn: str) -> None:
+    """Delete every row of the db queue's two tables on the PostgreSQL database ``dsn``."""
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("DELETE FROM toolkit_queue_message")
+        conn.execute("DELETE FROM toolkit_queue_dead_letter")
+
+
+def migrated_sqlite(request, directory: Path) -> str:
+    """Return the path of a new SQLite file with every migration applied."""
+    path = directory / f"{unique('queue')}.db"
+    shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
+    return str(path)
 
 
 @pytest.fixture
@@ -96,13 +105,14 @@ def make_queue(request, tmp_path) -> Iterator[Callable[..., Opened]]:
             block = {"adapter": "kvserver", "options": {"url": url, "prefix": prefix, **options}}
             cleanups.append(lambda: drop_redis_prefix(url, prefix))
         elif variant == "db-sqlite":
-            path = tmp_path / f"{unique('queue')}.db"
-            block = {"adapter": "db", "options": {"dsn": str(path), **options}}
+            path = migrated_sqlite(request, tmp_path)
+            block = {"adapter": "db", "options": {"dsn": path, **options}}
         elif variant == "db-postgres":
+            # The session's migrated database: its queue tables start empty in every test.
             dsn = request.getfixturevalue("postgres_dsn")
-            table = options.pop("table", None) or unique("tq")
-            block = {"adapter": "db", "options": {"dsn": dsn, "table": table, **options}}
-            cleanups.append(lambda: drop_table(dsn, table))
+            clear_queue_tables(dsn)
+            block = {"adapter": "db", "options": {"dsn": dsn, **options}}
+            cleanups.append(lambda: clear_queue_tables(dsn))
         else:  # pragma: no cover - a typo in a test
             raise ValueError(variant)
         settings = {"queue": block}

@@ -24,8 +24,9 @@ from toolkit_batteries.queue.adapters.db import DEFAULT_TABLE, DBQueue
 from toolkit_batteries.queue.adapters.kvserver import KVServerQueue
 from toolkit_batteries.queue.adapters.memory import MemoryQueue
 from toolkit_batteries.queue.checks import battery_checks
+from toolkit_batteries.queue.models import DeadLetter, Message
 
-from .conftest import ROOT, drop_redis_prefix, drop_table, free_port, unique, wait_for
+from .conftest import ROOT, clear_queue_tables, drop_redis_prefix, free_port, wait_for
 
 
 def open_queue(settings: dict, instance: str = "default"):
@@ -196,23 +197,22 @@ def test_kvserver_unreachable_at_open_names_no_secret():
 # ---------------------------------------------------------------------- db
 
 
-def test_db_default_table_and_durability_across_containers(tmp_path):
-    settings = {"queue": {"adapter": "db", "options": {"dsn": str(tmp_path / "q.db")}}}
+def test_db_default_table_and_durability_across_containers(sqlite_dsn):
+    settings = {"queue": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
     container, queue = open_queue(settings)
-    assert queue.table == DEFAULT_TABLE
+    assert queue.table == DEFAULT_TABLE == Message._meta.db_table
+    assert queue.dead_table == DeadLetter._meta.db_table
     queue.push("t", b"survives")
     container.close()
-    container, queue = open_queue(settings)  # the table exists already: open again
+    container, queue = open_queue(settings)  # the tables exist already: open again
     message = queue.pop("t", timeout=0)
     assert message.body == b"survives" and queue.ack(message)
     container.close()
 
 
-@pytest.mark.parametrize("table", ["bad-name", "drop table x;", "1abc", "a" * 64])
-def test_db_refuses_a_table_name_that_is_not_an_identifier(tmp_path, table):
-    settings = {
-        "queue": {"adapter": "db", "options": {"dsn": str(tmp_path / "q.db"), "table": table}}
-    }
+@pytest.mark.parametrize("table", ["bad-name", "drop table x;", "1abc", "a" * 64, "ok_table"])
+def test_db_refuses_a_table_name_that_is_not_the_migrated_table(sqlite_dsn, table):
+    settings = {"queue": {"adapter": "db", "options": {"dsn": sqlite_dsn, "table": table}}}
     container = Container(Config.load(settings, {}))
     with pytest.raises(InvalidOptionsError) as info:
         container.queue()
@@ -220,21 +220,27 @@ def test_db_refuses_a_table_name_that_is_not_an_identifier(tmp_path, table):
     container.close()
 
 
-def test_db_with_empty_dsn_borrows_the_db_service(tmp_path):
-    path = tmp_path / "app.db"
+def test_db_accepts_the_migrated_table_name(sqlite_dsn):
+    options = {"dsn": sqlite_dsn, "table": "toolkit_queue_message"}
+    container, queue = open_queue({"queue": {"adapter": "db", "options": options}})
+    assert queue.table == "toolkit_queue_message"
+    container.close()
+
+
+def test_db_with_empty_dsn_borrows_the_db_service(sqlite_dsn):
     settings = {
-        "db": {"adapter": "sqlfile", "options": {"path": str(path)}},
-        "queue": {"adapter": "db", "options": {"table": "jobs_queue"}},
+        "db": {"adapter": "sqlfile", "options": {"path": sqlite_dsn}},
+        "queue": {"adapter": "db"},
     }
     container, queue = open_queue(settings)
     assert queue.database is container.db()
     queue.push("t", b"x")
-    assert container.db().fetch_value("SELECT count(*) FROM jobs_queue") == 1
+    assert container.db().fetch_value("SELECT count(*) FROM toolkit_queue_message") == 1
     container.close()
 
 
-def test_db_shares_the_pool_by_dsn_unless_dedicated(tmp_path):
-    path = str(tmp_path / "shared.db")
+def test_db_shares_the_connection_by_dsn_unless_dedicated(sqlite_dsn):
+    path = sqlite_dsn
     settings = {
         "db": {"adapter": "sqlfile", "options": {"path": path}},
         "queue": {
@@ -244,8 +250,8 @@ def test_db_shares_the_pool_by_dsn_unless_dedicated(tmp_path):
     }
     container = Container(Config.load(settings, {}))
     try:
-        assert container.queue().database.pool is container.db().pool
-        assert container.queue("private").database.pool is not container.db().pool
+        assert container.queue().database.alias == container.db().alias
+        assert container.queue("private").database.alias != container.db().alias
         # Both are the same table in the same file.
         container.queue().push("t", b"x")
         assert container.queue("private").pop("t", timeout=0).body == b"x"
@@ -253,8 +259,8 @@ def test_db_shares_the_pool_by_dsn_unless_dedicated(tmp_path):
         container.close()
 
 
-def test_db_sqlite_consumers_in_separate_pools_get_each_message_once(tmp_path):
-    settings = {"queue": {"adapter": "db", "options": {"dsn": str(tmp_path / "q.db")}}}
+def test_db_sqlite_consumers_in_separate_containers_get_each_message_once(sqlite_dsn):
+    settings = {"queue": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
     containers = [Container(Config.load(settings, {})) for _ in range(3)]
     queues = [c.queue() for c in containers]
     for i in range(60):
@@ -292,9 +298,9 @@ def test_db_postgres_claim_skips_locked_rows(make_queue, postgres_dsn):
     assert queue.pop("t", timeout=0).body == b"first"
 
 
-def test_db_postgres_concurrent_opens_create_the_table_once(postgres_dsn):
-    table = unique("tq")
-    settings = {"queue": {"adapter": "db", "options": {"dsn": postgres_dsn, "table": table}}}
+def test_db_postgres_concurrent_opens_share_the_tables(postgres_dsn):
+    clear_queue_tables(postgres_dsn)
+    settings = {"queue": {"adapter": "db", "options": {"dsn": postgres_dsn}}}
     containers = [Container(Config.load(settings, {})) for _ in range(4)]
     try:
         with ThreadPoolExecutor(4) as pool:
@@ -304,7 +310,36 @@ def test_db_postgres_concurrent_opens_create_the_table_once(postgres_dsn):
     finally:
         for container in containers:
             container.close()
-        drop_table(postgres_dsn, table)
+        clear_queue_tables(postgres_dsn)
+
+
+def _terminate_backend(dsn: str, pid: int) -> None:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+def test_db_postgres_reconnects_after_the_server_drops_the_connection(make_queue, postgres_dsn):
+    queue = make_queue("db-postgres").queue
+    queue.push("t", b"before")
+    _terminate_backend(postgres_dsn, queue.database.fetch_value("SELECT pg_backend_pid()"))
+    with pytest.raises(ServiceUnavailableError) as info:
+        queue.push("t", b"lost")
+    assert "postgres" not in str(info.value)
+    queue.push("t", b"after")  # the next call opens a new connection
+    assert [queue.pop("t", timeout=0).body for _ in range(2)] == [b"before", b"after"]
+
+
+def test_db_postgres_open_replaces_a_dead_connection(make_queue, postgres_dsn):
+    first = make_queue("db-postgres")
+    _terminate_backend(postgres_dsn, first.queue.database.fetch_value("SELECT pg_backend_pid()"))
+    container, queue = open_queue(first.settings)  # same alias, same thread: a dead connection
+    try:
+        queue.push("t", b"x")
+        assert queue.pop("t", timeout=0).body == b"x"
+    finally:
+        container.close()
 
 
 def test_db_postgres_unreachable_names_no_secret():
@@ -326,7 +361,8 @@ def checks_for(settings: dict) -> list[str]:
 
 def test_checks_pass_on_defaults_and_valid_settings():
     assert checks_for({}) == []
-    assert checks_for({"queue": {"adapter": "db", "options": {"table": "ok_table"}}}) == []
+    table = {"table": "toolkit_queue_message"}
+    assert checks_for({"queue": {"adapter": "db", "options": table}}) == []
 
 
 def test_check_reports_bad_table_and_dsn():

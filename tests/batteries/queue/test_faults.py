@@ -24,7 +24,7 @@ from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.queue.jobs import JobRegistry, QueueDispatcher, Worker, job
 
 from . import jobs_fixture
-from .conftest import drop_redis_prefix, drop_table, start_worker, unique, wait_for, worker_env
+from .conftest import clear_queue_tables, drop_redis_prefix, start_worker, wait_for, worker_env
 
 TOPIC = "jobs:default"
 VISIBILITY = 1.0
@@ -59,9 +59,9 @@ def shared_queue(request, redis_url):
             cleanups.append(lambda: drop_redis_prefix(redis_url, prefix))
         else:
             dsn = request.getfixturevalue("postgres_dsn")
-            table = unique("tq")
-            options = {"dsn": dsn, "table": table, **common}
-            cleanups.append(lambda: drop_table(dsn, table))
+            clear_queue_tables(dsn)
+            options = {"dsn": dsn, **common}
+            cleanups.append(lambda: clear_queue_tables(dsn))
         adapter = "kvserver" if variant == "kvserver" else "db"
         container = Container(Config.load({"queue": {"adapter": adapter, "options": options}}, {}))
         cleanups.insert(0, container.close)
@@ -79,7 +79,10 @@ def shared_queue(request, redis_url):
 def remaining(queue) -> int:
     """Count messages not yet acknowledged: waiting, in flight or dead."""
     if queue.adapter_name == "db":
-        return int(queue.database.fetch_value(f"SELECT count(*) FROM {queue.table}"))
+        return sum(
+            int(queue.database.fetch_value(f"SELECT count(*) FROM {table}"))
+            for table in (queue.table, queue.dead_table)
+        )
     client, base = queue.client, f"{queue.prefix}queue:{{{TOPIC}}}:"
     return sum(client.zcard(base + name) for name in ("ready", "inflight", "dead"))
 

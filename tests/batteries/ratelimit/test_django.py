@@ -15,6 +15,7 @@ from toolkit_batteries.ratelimit.middleware import RateLimitMiddleware
 from .private_redis import free_port
 
 URLS = "tests.batteries.ratelimit.views"
+DRF = {"EXCEPTION_HANDLER": "toolkit_batteries.http.drf.exception_handler"}
 MIDDLEWARE = "toolkit_batteries.ratelimit.middleware.RateLimitMiddleware"
 
 
@@ -115,17 +116,46 @@ def test_decorator_rejects_an_unknown_key_name():
         ratelimit(key="address")
 
 
-def test_user_key_prefers_the_user_and_falls_back_to_the_address():
-    from types import SimpleNamespace
+BEARER_SECRET = "ratelimit-tests-secret-" + "s" * 32
 
-    from toolkit_batteries.ratelimit.keys import user_or_ip
 
-    anonymous = SimpleNamespace(META={"REMOTE_ADDR": "1.2.3.4"}, user=None)
-    user = SimpleNamespace(is_authenticated=True, pk=7)
-    signed_in = SimpleNamespace(META={"REMOTE_ADDR": "1.2.3.4"}, user=user)
-    assert user_or_ip(anonymous) == "ip:1.2.3.4"
-    assert user_or_ip(signed_in) == "user:7"
-    assert user_or_ip(SimpleNamespace(META={})) is None
+def bearer_limits(**instances: dict) -> dict:
+    """Limits plus the real jwt auth adapter, so tokens are issued and verified for real."""
+    toolkit = limits(**instances)
+    toolkit["auth"] = {"adapter": "jwt", "options": {"jwt": {"secret": BEARER_SECRET}}}
+    return toolkit
+
+
+def bearer(subject: str) -> dict[str, str]:
+    from toolkit_batteries import services
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {services.auth().issue(subject).token}"}
+
+
+@pytest.mark.parametrize("url", ["/per-user", "/drf/per-user"])
+def test_user_key_gives_each_verified_bearer_its_own_bucket(client, url):
+    with override_settings(
+        TOOLKIT=bearer_limits(strict={"rate": 0.001, "burst": 1}), REST_FRAMEWORK=DRF
+    ):
+        alice, bob = bearer("alice"), bearer("bob")
+        assert client.get(url, **alice).status_code == 200
+        assert client.get(url, **alice).status_code == 429
+        # Same address, another verified user: a bucket of its own.
+        assert client.get(url, **bob).status_code == 200
+        # A new token of the same subject is the same user: still refused.
+        assert client.get(url, **bearer("alice")).status_code == 429
+        # A forged token never reaches the limiter as a user; it is refused as 401.
+        forged = {"HTTP_AUTHORIZATION": "Bearer " + "x" * 40}
+        assert client.get(url, **forged).status_code == 401
+
+
+def test_user_key_outside_bearer_auth_falls_back_to_the_address(client):
+    """Above ``@bearer_required`` no user is verified yet: callers share their address."""
+    with override_settings(TOOLKIT=bearer_limits(strict={"rate": 0.001, "burst": 1})):
+        assert client.get("/per-user-before-auth", **bearer("alice")).status_code == 200
+        assert client.get("/per-user-before-auth", **bearer("bob")).status_code == 429
+        other_address = {"REMOTE_ADDR": "10.0.0.9", **bearer("bob")}
+        assert client.get("/per-user-before-auth", **other_address).status_code == 200
 
 
 RULES = [

@@ -19,9 +19,11 @@ def test_lru_eviction_drops_the_least_recently_used_bucket(clock):
     limiter.allow("a", 0)  # touch a: b is now the least recently used
     limiter.allow("d")
     assert len(limiter) == 3 and limiter.evictions == 1
-    assert limiter.allow("b", 2).allowed  # b was forgotten, so it came back full
+    assert not limiter.allow("b")  # b was evicted empty: its debt came back with it
     assert not limiter.allow("a")  # a survived with its empty bucket
     assert limiter.evictions == 2  # bringing b back evicted c
+    clock.advance(2)  # long enough for b to refill, evicted or not
+    assert limiter.allow("b", 2).allowed
 
 
 def test_idle_buckets_are_swept_on_schedule(clock):

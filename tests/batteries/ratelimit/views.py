@@ -10,6 +10,8 @@ from rest_framework.decorators import api_view
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from toolkit_batteries.auth.decorators import bearer_required
+from toolkit_batteries.auth.drf import BearerAuthentication, BearerRequired
 from toolkit_batteries.ratelimit.decorators import ratelimit
 from toolkit_batteries.ratelimit.drf import RateLimitThrottle
 
@@ -64,6 +66,29 @@ class ThrottledView(APIView):
         return Response({"ok": True})
 
 
+@bearer_required  # outermost: the limiter below sees the verified caller
+@ratelimit(key="user", instance="strict")
+def per_user(request):
+    return HttpResponse(f"hello {request.user.pk}")
+
+
+@ratelimit(key="user", instance="strict")  # outermost: runs before authentication
+@bearer_required
+def per_user_before_auth(request):
+    return HttpResponse(f"hello {request.user.pk}")
+
+
+class PerUserThrottledView(APIView):
+    authentication_classes = [BearerAuthentication]
+    permission_classes = [BearerRequired]
+    throttle_classes = [RateLimitThrottle]
+    ratelimit_instance = "strict"
+    ratelimit_key = "user"
+
+    def get(self, request):
+        return Response({"user": request.user.pk})
+
+
 def plain(request):
     return HttpResponse("plain ok")
 
@@ -77,6 +102,9 @@ urlpatterns = [
     path("drf/function", drf_function),
     path("drf/method", DrfMethodView.as_view()),
     path("drf/throttled", ThrottledView.as_view()),
+    path("per-user", per_user),
+    path("per-user-before-auth", per_user_before_auth),
+    path("drf/per-user", PerUserThrottledView.as_view()),
     path("api/v1/items", plain),
     path("api/v1/auth/login", plain),
     path("other", plain),

@@ -134,7 +134,7 @@ class TestResilienceContract:
         started = time.monotonic()
         with pytest.raises(OperationTimeoutError):
             policy.call(hang)
-        assert 0.09 <= time.monotonic() - started < 1.0
+        assert 0.09 <= time.monotonic() - started < 5.0  # the deadline, not the 30 s hang
         stats = policy.stats()
         assert stats["abandoned"] == 1 and stats["active"] == 1  # it still holds its slot
         release.set()

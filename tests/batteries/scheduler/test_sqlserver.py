@@ -1,11 +1,10 @@
 """The ``sqlserver`` scheduler: slot claims as rows of a SQL table, across processes.
 
 Each "process" is a container of its own, opened from the environment
-(``SCHEDULER__DEFAULT__ADAPTER=sqlserver`` and ``SCHEDULER__DEFAULT__DSN``), so two
-schedulers hold two pools on one database, as two ``schedule:run`` processes would.
-They share a fake clock and a recording dispatcher. Every test runs on a temporary
-SQLite file and on the real PostgreSQL server, in a database created for this module
-(the claims table is dropped after each test).
+(``SCHEDULER__DEFAULT__ADAPTER=sqlserver`` and ``SCHEDULER__DEFAULT__DSN``), as two
+``schedule:run`` processes would. They share a fake clock and a recording dispatcher.
+Every test runs on a fresh migrated SQLite file and on the real PostgreSQL server, in
+the session's migrated database (the claims table is emptied after each test).
 """
 
 from __future__ import annotations
@@ -69,29 +68,16 @@ def names(fired: list[Fired]) -> list[str]:
     return [record.name for record in fired]
 
 
-@pytest.fixture(scope="module")
-def pg_database(postgres_dsn: str) -> Iterator[str]:
-    """Create a database of this module's own; drop it afterwards."""
-    name = f"toolkit_sched_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
-def dsn(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Yield a DSN without a claims table: a SQLite file, or the module's PostgreSQL database."""
+def dsn(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Yield a migrated database: a fresh SQLite file, or the session's PostgreSQL one."""
     if request.param == "sqlite":
-        yield str(tmp_path / "claims.sqlite3")
+        yield request.getfixturevalue("sqlite_dsn")
         return
-    url = request.getfixturevalue("pg_database")
+    url = request.getfixturevalue("postgres_dsn")
     yield url
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        conn.execute(f"DELETE FROM {TABLE}")
 
 
 @pytest.fixture
@@ -162,7 +148,7 @@ def test_two_processes_dispatch_each_slot_once(
 ) -> None:
     every, even = Schedule("every", "* * * * *", ping), Schedule("even", "*/2 * * * *", ping)
     a, b = processes(dsn, every, even), processes(dsn, every, even)
-    assert a.database.pool is not b.database.pool  # two "processes", two pools
+    assert a is not b and a.claimed_by != b.claimed_by  # two "processes"
 
     assert names(a.run_pending()) == ["every", "even"]  # 10:00
     assert b.run_pending() == []  # the same slots, a moment later: claimed
@@ -321,9 +307,9 @@ def test_prune_deletes_only_rows_older_than_keep(
 
 
 def test_an_empty_dsn_borrows_the_db_service(
-    tmp_path: Path, clock: Clock, recorder: Recorder, ping: Any
+    sqlite_dsn: str, clock: Clock, recorder: Recorder, ping: Any
 ) -> None:
-    path = tmp_path / "project.sqlite3"
+    path = sqlite_dsn
     env = {
         "DB__DEFAULT__ADAPTER": "sqlfile",
         "DB__DEFAULT__PATH": str(path),
@@ -339,23 +325,51 @@ def test_an_empty_dsn_borrows_the_db_service(
     assert rows(str(path)) == [("default:every", "2025-01-06T10:00Z")]
 
 
-def test_the_pool_is_shared_by_dsn_unless_dedicated(tmp_path: Path) -> None:
-    path = str(tmp_path / "shared.sqlite3")
+def test_the_project_database_alias_is_shared_unless_dedicated(sqlite_dsn: str) -> None:
     env = {
         "DB__DEFAULT__ADAPTER": "sqlfile",
-        "DB__DEFAULT__PATH": path,
+        "DB__DEFAULT__PATH": sqlite_dsn,
         "SCHEDULER__DEFAULT__ADAPTER": "sqlserver",
-        "SCHEDULER__DEFAULT__DSN": path,
+        "SCHEDULER__DEFAULT__DSN": sqlite_dsn,
     }
     with Container(Config.load({}, env)) as container:
-        assert container.scheduler().database.pool is container.db().pool
+        assert container.scheduler().database.alias == container.db().alias
     env["SCHEDULER__DEFAULT__DEDICATED_POOL"] = "true"
     with Container(Config.load({}, env)) as container:
-        assert container.scheduler().database.pool is not container.db().pool
+        assert container.scheduler().database.alias != container.db().alias
 
 
-def test_the_postgres_alias_opens_the_sqlserver_adapter(pg_database: str) -> None:
-    env = {"SCHEDULER__DEFAULT__ADAPTER": "postgres", "SCHEDULER__DEFAULT__DSN": pg_database}
+def test_a_database_without_the_claims_table_fails_the_open_naming_migrate(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    from toolkit_batteries.db import MissingTablesError
+
+    path = tmp_path / "empty.sqlite3"
+    sqlite3.connect(path).close()
+    env = {"SCHEDULER__DEFAULT__ADAPTER": "sqlserver", "SCHEDULER__DEFAULT__DSN": str(path)}
+    with Container(Config.load({}, env)) as container, pytest.raises(MissingTablesError) as info:
+        container.scheduler()
+    assert TABLE in str(info.value) and "manage.py migrate" in str(info.value)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+
+
+def test_a_claim_made_in_a_failing_atomic_block_is_rolled_back(
+    dsn: str, processes: Callable[..., SQLServerScheduler], recorder: Recorder, ping: Any
+) -> None:
+    from django.db import transaction
+
+    scheduler = processes(dsn, Schedule("every", "* * * * *", ping))
+    with pytest.raises(RuntimeError), transaction.atomic(using=scheduler.database.alias):
+        assert names(scheduler.run_pending()) == ["every"]
+        raise RuntimeError("abort")
+    assert rows(dsn) == []
+
+
+def test_the_postgres_alias_opens_the_sqlserver_adapter(postgres_dsn: str) -> None:
+    env = {"SCHEDULER__DEFAULT__ADAPTER": "postgres", "SCHEDULER__DEFAULT__DSN": postgres_dsn}
     with Container(Config.load({}, env)) as container:
         scheduler = container.scheduler()
         assert isinstance(scheduler, SQLServerScheduler)
@@ -380,17 +394,19 @@ def test_an_unreachable_dsn_fails_the_open_naming_the_scheduler() -> None:
 def test_a_database_lost_after_open_fails_the_claim_and_dispatches_nothing(
     postgres_dsn: str, processes: Callable[..., SQLServerScheduler], recorder: Recorder, ping: Any
 ) -> None:
+    from tests.conftest import migrate_database
+    from toolkit_batteries.db.databases import postgres_entry
+
     name = f"toolkit_sched_lost_{uuid.uuid4().hex[:12]}"
+    lost = f"postgresql://postgres@127.0.0.1:5432/{name}?connect_timeout=2"
     with psycopg.connect(postgres_dsn, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        scheduler = processes(
-            f"postgresql://postgres@127.0.0.1:5432/{name}", Schedule("every", "* * * * *", ping)
-        )
+        migrate_database(postgres_entry(lost))
+        scheduler = processes(lost, Schedule("every", "* * * * *", ping))
     finally:
         with psycopg.connect(postgres_dsn, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    scheduler.database.pool.pool.timeout = 1.0  # psycopg_pool's wait for a connection
     (fired,) = scheduler.run_pending()
     assert not fired.ok and fired.unreachable
     assert fired.error and fired.error.startswith("ServiceUnavailableError: scheduler.default")
@@ -407,12 +423,12 @@ def test_slot_text_is_the_utc_minute() -> None:
     assert slot_text(paris) == "2025-01-06T11:00Z"
 
 
-def test_the_start_line_names_the_claims_table_without_the_password(pg_database: str) -> None:
+def test_the_start_line_names_the_claims_table_without_the_password(postgres_dsn: str) -> None:
     from toolkit_batteries.scheduler.runner import _claims
 
-    dsn = pg_database.replace("postgres@", f"postgres:{SECRET}@")  # trust auth ignores it
+    dsn = postgres_dsn.replace("postgres@", f"postgres:{SECRET}@")  # trust auth ignores it
     env = {"SCHEDULER__DEFAULT__ADAPTER": "sqlserver", "SCHEDULER__DEFAULT__DSN": dsn}
     with Container(Config.load({}, env)) as container:
         line = _claims(container.scheduler())
     assert line.startswith(f"slots claimed in table {TABLE} (postgresql ")
-    assert SECRET not in line and pg_database.rsplit("/", 1)[1] in line
+    assert SECRET not in line and postgres_dsn.rsplit("/", 1)[1] in line

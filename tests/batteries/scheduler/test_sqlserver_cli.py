@@ -1,7 +1,9 @@
 """``toolkit schedule:run`` with the ``sqlserver`` scheduler: two real processes, one claim.
 
 A rendered project selects the adapter from the environment, with its claims in a SQLite
-file of their own; jobs go to the db queue on the project's database.
+file of their own (a ``DATABASES`` alias the settings derive, migrated by
+``toolkit db migrate`` with the project's database); jobs go to the db queue on the
+project's database.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ def test_list_and_once_in_two_processes_claim_each_slot_once(tmp_path: Path) -> 
         SCHEDULER__DEFAULT__DSN=str(claims),
     )
 
+    for battery in ("queue/db", "scheduler/sqlserver"):  # their apps, as a user adds them
+        added = run_toolkit("add", battery, cwd=root, env=env)
+        assert added.returncode == 0, added
+    migrated = run_toolkit("--json", "db", "migrate", cwd=root, env=env)
+    assert migrated.returncode == 0, migrated
+
     ran = run_toolkit("--json", "schedule:run", "--list", cwd=root, env=env)
     assert ran.returncode == 0, ran
     assert [row["name"] for row in ran.json["data"]["schedules"]] == ["every-minute", "new-year"]
@@ -51,7 +59,7 @@ def test_list_and_once_in_two_processes_claim_each_slot_once(tmp_path: Path) -> 
     assert [d["name"] for d in runs[0]["dispatched"]] == ["every-minute"]
     conn = sqlite3.connect(claims)
     try:
-        slots = [row[0] for row in conn.execute("SELECT slot FROM toolkit_scheduler_claims")]
+        slots = [row[0] for row in conn.execute("SELECT slot FROM toolkit_scheduler_claim")]
     finally:
         conn.close()
     # One dispatch per claimed slot; the second process skips the first one's slot unless

@@ -1,9 +1,9 @@
 """Open the session battery the real way (configuration, then a Container) on every adapter.
 
 ``memory``; ``kvserver`` on the real Redis server under a unique key prefix; ``db`` on a
-temporary SQLite file borrowed from the container's ``db`` service; ``db`` on the real
-PostgreSQL server, in a schema made for the test (the DSN's ``search_path``) and dropped
-afterwards. Clock-driven adapters get a :class:`FakeClock`; Redis keeps real time.
+fresh migrated SQLite file borrowed from the container's ``db`` service; ``db`` on the
+real PostgreSQL server (the session's migrated database, emptied of sessions after each
+test). Clock-driven adapters get a :class:`FakeClock`; Redis keeps real time.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 
@@ -55,25 +54,12 @@ class Opened:
         return self.clock is None
 
 
-def pg_schema_dsn(postgres_dsn: str, schema: str) -> str:
-    """Return ``postgres_dsn`` with ``search_path`` set to ``schema``."""
-    sep = "&" if "?" in postgres_dsn else "?"
-    return f"{postgres_dsn}{sep}options={quote(f'-csearch_path={schema}')}"
-
-
-@pytest.fixture
-def pg_schema(postgres_dsn) -> Iterator[str]:
-    """Create a throw-away schema on the real server; drop it afterwards."""
+def empty_session_table(dsn: str) -> None:
+    """Delete every row of the sessions table in the PostgreSQL database ``dsn``."""
     import psycopg
 
-    schema = f"tk_session_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield schema
-    finally:
-        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DELETE FROM toolkit_session_record")
 
 
 @pytest.fixture
@@ -105,14 +91,14 @@ def settings_for(variant: str, request, tmp_path) -> tuple[dict, dict]:
             "redis": client,
         }
     if variant == "db-sqlite":
-        path = str(tmp_path / "sessions.db")
+        path = request.getfixturevalue("sqlite_dsn")
         return {
             "db": {"adapter": "sqlfile", "options": {"path": path}},
             "session": {"adapter": "db"},
         }, {"path": path}
-    schema = request.getfixturevalue("pg_schema")
-    dsn = pg_schema_dsn(request.getfixturevalue("postgres_dsn"), schema)
-    return {"session": {"adapter": "db", "options": {"dsn": dsn}}}, {"schema": schema, "dsn": dsn}
+    dsn = request.getfixturevalue("postgres_dsn")
+    request.addfinalizer(lambda: empty_session_table(dsn))
+    return {"session": {"adapter": "db", "options": {"dsn": dsn}}}, {"dsn": dsn}
 
 
 @pytest.fixture(params=VARIANTS)

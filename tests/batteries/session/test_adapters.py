@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 import subprocess
 import sys
 from datetime import timedelta
 
 import pytest
 from django.core import checks
+from django.db import connections, transaction
 from django.test import override_settings
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
+from toolkit_batteries.db import MissingTablesError
 from toolkit_batteries.session.adapters.db import TABLE, DBSessionStore
 from toolkit_batteries.session.adapters.memory import MemorySessionStore
 
-from .conftest import FakeClock, pg_schema_dsn
+from .conftest import FakeClock, empty_session_table
 
 
 def _container(settings: dict) -> Container:
@@ -79,65 +82,57 @@ def test_kvserver_unreachable_raises_service_unavailable_without_the_address():
 # ------------------------------------------------------------------ db
 
 
-def test_db_with_empty_dsn_borrows_the_db_service(tmp_path):
+def test_db_with_empty_dsn_borrows_the_db_service(sqlite_dsn):
     settings = {
-        "db": {"adapter": "sqlfile", "options": {"path": str(tmp_path / "app.db")}},
+        "db": {"adapter": "sqlfile", "options": {"path": sqlite_dsn}},
         "session": {"adapter": "db"},
     }
     with _container(settings) as c:
         store = c.session()
         assert store.database is c.db()
-        assert [e["owner"] for e in c.pools.describe()] == ["db.default"]
         store.create({"a": 1})
         assert c.db().fetch_value(f"SELECT count(*) FROM {TABLE}") == 1
         # The dependency opened first, so it closes last.
         assert c.opened() == (("db", "default"), ("session", "default"))
 
 
-def test_db_with_a_dsn_shares_the_pool_of_that_dsn(postgres_dsn, pg_schema):
-    dsn = pg_schema_dsn(postgres_dsn, pg_schema)
-    settings = {
-        "db": {"adapter": "sqlserver", "options": {"dsn": dsn}},
-        "session": {"adapter": "db", "options": {"dsn": dsn}},
-    }
-    with _container(settings) as c:
-        c.db()
-        store = c.session()
-        (entry,) = c.pools.describe()
-        assert entry["borrowers"] == ["db.default", "session.default"]
-        sid = store.create({"pg": True})
-        assert c.db().fetch_value(f"SELECT data FROM {TABLE} WHERE id = %s", (sid,)) == (
-            '{"pg":true}'
-        )
-        assert store.database.dialect == "postgresql"
+def test_db_with_a_dsn_writes_through_the_django_alias_of_that_database(postgres_dsn):
+    import psycopg
+
+    settings = {"session": {"adapter": "db", "options": {"dsn": postgres_dsn}}}
+    try:
+        with _container(settings) as c:
+            store: DBSessionStore = c.session()
+            assert store.database.dialect == "postgresql"
+            assert connections[store.database.alias].vendor == "postgresql"
+            sid = store.create({"pg": True})
+            with psycopg.connect(postgres_dsn) as raw:
+                row = raw.execute(f"SELECT data FROM {TABLE} WHERE id = %s", (sid,)).fetchone()
+            assert row == ('{"pg":true}',)
+    finally:
+        empty_session_table(postgres_dsn)
 
 
-def test_db_dedicated_pool_opens_a_private_pool(tmp_path):
-    path = str(tmp_path / "s.db")
-    settings = {
-        "db": {"adapter": "sqlfile", "options": {"path": path}},
-        "session": {"adapter": "db", "options": {"dsn": path, "dedicated_pool": True}},
-    }
-    with _container(settings) as c:
-        c.db()
-        c.session()
-        assert [(e["owner"], e["private"]) for e in c.pools.describe()] == [
-            ("db.default", False),
-            ("session.default", True),
-        ]
+def test_db_dsn_of_the_project_database_shares_its_alias_unless_dedicated(sqlite_dsn):
+    db = {"adapter": "sqlfile", "options": {"path": sqlite_dsn}}
+    shared = {"db": db, "session": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
+    with _container(shared) as c:
+        assert c.session().database.alias == c.db().alias
+    own = {"adapter": "db", "options": {"dsn": sqlite_dsn, "dedicated_pool": True}}
+    with _container({"db": db, "session": own}) as c:
+        assert c.session().database.alias != c.db().alias
 
 
-def test_db_table_creation_is_idempotent_and_rows_persist(tmp_path):
-    path = str(tmp_path / "s.db")
-    settings = {"session": {"adapter": "db", "options": {"dsn": path}}}
+def test_db_rows_persist_across_containers(sqlite_dsn):
+    settings = {"session": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
     with _container(settings) as first:
         sid = first.session().create({"kept": 1}, ttl=timedelta(hours=1))
-    with _container(settings) as second:  # a restart: CREATE ... IF NOT EXISTS again
+    with _container(settings) as second:  # a restart
         assert second.session().get(sid) == {"kept": 1}
 
 
-def test_db_expired_rows_are_removed_when_met(tmp_path):
-    settings = {"session": {"adapter": "db", "options": {"dsn": str(tmp_path / "s.db")}}}
+def test_db_expired_rows_are_removed_when_met(sqlite_dsn):
+    settings = {"session": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
     with _container(settings) as c:
         store: DBSessionStore = c.session()
         store.clock = clock = FakeClock()
@@ -146,6 +141,63 @@ def test_db_expired_rows_are_removed_when_met(tmp_path):
         assert store.get(sid) is None
         count = store.database.fetch_value(f"SELECT count(*) FROM {TABLE} WHERE id = %s", (sid,))
         assert count == 0
+
+
+def test_db_open_without_the_table_names_migrate_and_creates_nothing(tmp_path):
+    path = tmp_path / "empty.db"
+    sqlite3.connect(path).close()
+    settings = {"session": {"adapter": "db", "options": {"dsn": str(path)}}}
+    with _container(settings) as c, pytest.raises(MissingTablesError) as info:
+        c.session()
+    assert TABLE in str(info.value) and "manage.py migrate" in str(info.value)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("where", ["sqlite", "postgres"])
+def test_db_session_created_in_a_failing_atomic_block_is_gone(where, request):
+    dsn = request.getfixturevalue("sqlite_dsn" if where == "sqlite" else "postgres_dsn")
+    settings = {"session": {"adapter": "db", "options": {"dsn": dsn}}}
+    made: list[str] = []
+    try:
+        with _container(settings) as c:
+            store: DBSessionStore = c.session()
+            alias = store.database.alias
+            with pytest.raises(RuntimeError), transaction.atomic(using=alias):
+                made.append(store.create({"rolled": "back"}))
+                assert store.get(made[0]) == {"rolled": "back"}  # visible inside
+                raise RuntimeError("the caller's work failed")
+            assert store.get(made[0]) is None
+            with transaction.atomic(using=alias):
+                kept = store.create({"committed": True})
+            assert store.get(kept) == {"committed": True}
+            count = store.database.fetch_value(f"SELECT count(*) FROM {TABLE}")
+            assert count == 1
+    finally:
+        if where == "postgres":
+            empty_session_table(dsn)
+
+
+def test_db_taken_id_inside_the_callers_transaction_does_not_spoil_it(postgres_dsn, monkeypatch):
+    from toolkit_batteries.session import base
+
+    ids = iter(["taken-id-000000000000000000000000", "fresh-id-000000000000000000000000"])
+    settings = {"session": {"adapter": "db", "options": {"dsn": postgres_dsn}}}
+    try:
+        with _container(settings) as c:
+            store: DBSessionStore = c.session()
+            store.create({"first": 1})  # a random id
+            monkeypatch.setattr(base, "new_session_id", lambda: next(ids))
+            store._insert("taken-id-000000000000000000000000", "{}", 60_000)
+            with transaction.atomic(using=store.database.alias):
+                # The first draw collides (an IntegrityError on PostgreSQL), the second
+                # succeeds, and the caller's transaction is still usable afterwards.
+                sid = store.create({"second": 2})
+                assert store.database.fetch_value(f"SELECT count(*) FROM {TABLE}") == 3
+            assert sid == "fresh-id-000000000000000000000000"
+            assert store.get(sid) == {"second": 2}
+    finally:
+        empty_session_table(postgres_dsn)
 
 
 def test_db_dsn_that_is_no_sql_target_fails_naming_the_field():

@@ -4,9 +4,15 @@ Opening runs discovery (``<issuer>/.well-known/openid-configuration``) and fetch
 provider's JWKS, both within ``oidc.timeout``; a provider that cannot be reached fails the
 open with ``ServiceUnavailableError``. Verification is then local: the token's ``kid``
 picks a JWKS key (an unknown ``kid`` refetches the JWKS, at most once per
-:data:`REFRESH_INTERVAL` seconds, then fails closed), RS256 and ES256 only, ``iss`` must
-be the provider's issuer, ``aud`` must contain ``oidc.client_id``, ``exp`` is required and
-a future ``nbf`` is refused.
+:data:`REFRESH_INTERVAL` seconds, then fails closed; a ``kid`` that is not a string is a
+malformed token), RS256 and ES256 only, ``iss`` must be the provider's issuer, ``aud``
+must contain ``oidc.client_id``, ``exp`` is required and a future ``nbf`` is refused, both
+within ``oidc.leeway`` (clock skew, at most 5 minutes).
+
+The refetch is single-flight and holds no lock while it waits on the provider: the one
+verification that starts it waits (up to ``oidc.timeout``); every other verification
+carries on with the keys already held, and an unknown ``kid`` met meanwhile is refused at
+once instead of queueing behind the fetch.
 
 Fetches go through a guarded client: https with a TLS 1.2 floor, no redirects, no
 environment proxies, at most 1 MiB per document, and every address the host resolves to
@@ -45,7 +51,7 @@ from toolkit_batteries.auth.base import (
     UnsupportedOperationError,
 )
 from toolkit_batteries.auth.options import OIDCOptions
-from toolkit_batteries.auth.policy import address_is_public, check_url
+from toolkit_batteries.auth.policy import address_is_public, check_leeway, check_url
 from toolkit_batteries.auth.revocation import MemoryRevocationStore
 from toolkit_batteries.auth.tokens import build_claims, check_audience, check_times, read_header
 from toolkit_batteries.core.adapter import OpenContext
@@ -173,9 +179,12 @@ class OIDCAuthenticator(Authenticator):
         self._timeout = (options.timeout or timedelta(seconds=30)).total_seconds()
         if self._timeout <= 0:
             raise InvalidOptionsError("auth", "oidc.timeout", "must be positive", instance=instance)
+        self._leeway = check_leeway(options.leeway, "oidc.leeway", instance)
         self._clock = clock
         self._opener = _opener(allow)
+        #: Guards the refresh bookkeeping only; never held while fetching.
         self._lock = threading.Lock()
+        self._refreshing = False
         self._revoked = MemoryRevocationStore(clock=clock)
         self._jws = pyjwt.PyJWS()  # signature only; the claim rules are in tokens.py
         metadata = self._fetch_json(self._issuer.rstrip("/") + "/.well-known/openid-configuration")
@@ -267,25 +276,40 @@ class OIDCAuthenticator(Authenticator):
 
     def _key_for(self, kid: Any, alg: str) -> Any:
         """Return the JWKS key for ``kid`` (refetching once if unknown), else refuse."""
-        key = self._keys.get(kid)
+        if kid is not None and not isinstance(kid, str):
+            raise InvalidTokenError("malformed kid")  # a dict or list: never a key id
+        keys = self._keys
+        key = keys.get(kid)
         if key is None and kid is None:
-            candidates = [k for k in self._keys.values() if k.algorithm_name == alg]
+            candidates = [k for k in keys.values() if k.algorithm_name == alg]
             key = candidates[0] if len(candidates) == 1 else None
-        if key is None and isinstance(kid, str):
-            with self._lock:
-                key = self._keys.get(kid)
-                if key is None and self._clock() - self._fetched_at >= REFRESH_INTERVAL:
-                    try:
-                        self._refresh_keys()
-                    except (ServiceUnavailableError, InvalidOptionsError) as exc:
-                        self._fetched_at = self._clock()  # failures are rate-limited too
-                        logger.warning("%s: JWKS refresh failed: %s", self._where, exc)
-                    key = self._keys.get(kid)
+        if key is None and kid is not None and self._start_refresh():
+            self._refresh_outside_lock()
+            key = self._keys.get(kid)
         if key is None:
             raise InvalidTokenError("unknown kid")
         if key.algorithm_name != alg:
             raise InvalidTokenError("algorithm does not match the key")
         return key
+
+    def _start_refresh(self) -> bool:
+        """Claim the one refetch allowed now; False while one runs or too soon after one."""
+        with self._lock:
+            if self._refreshing or self._clock() - self._fetched_at < REFRESH_INTERVAL:
+                return False
+            self._refreshing = True
+            self._fetched_at = self._clock()  # failures are rate-limited too
+            return True
+
+    def _refresh_outside_lock(self) -> None:
+        """Fetch the JWKS with no lock held; swap the keys in when it succeeds."""
+        try:
+            self._refresh_keys()
+        except (ServiceUnavailableError, InvalidOptionsError) as exc:
+            logger.warning("%s: JWKS refresh failed: %s", self._where, exc)
+        finally:
+            with self._lock:
+                self._refreshing = False
 
     # ------------------------------------------------------------------ operations
 
@@ -307,7 +331,7 @@ class OIDCAuthenticator(Authenticator):
         try:
             payload = self._decode(token)
             now = self._clock()
-            exp = check_times(payload, now, 0.0)
+            exp = check_times(payload, now, self._leeway)
             if payload.get("iss") != self._token_issuer:
                 raise InvalidTokenError("wrong issuer")
             check_audience(payload, self._client_id)
@@ -332,8 +356,8 @@ class OIDCAuthenticator(Authenticator):
         exp = payload.get("exp")
         if isinstance(exp, bool) or not isinstance(exp, int | float):
             raise InvalidTokenError("missing exp")
-        if exp > self._clock():
-            self._revoked.revoke(self._token_id(token, payload), float(exp))
+        if exp + self._leeway > self._clock():
+            self._revoked.revoke(self._token_id(token, payload), float(exp) + self._leeway)
         logger.info("%s: token revoked in this process", self._where)
 
     def _decode(self, token: Any) -> dict[str, Any]:

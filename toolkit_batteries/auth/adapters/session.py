@@ -9,7 +9,10 @@ configured, else ``session.default``. Code may also build
 ``SessionAuthenticator(store)`` around any object with the session API.
 
 Opening fails when that store cannot be opened or does not hand back what it stored
-(spec rule 8: "without it the service fails at startup").
+(spec rule 8: "without it the service fails at startup"), and fails closed when the store
+is not shared: over a ``memory`` session store a token would verify, and a revocation
+hold, in one process only. Only the development switch (``TOOLKIT_ENV`` set to ``dev``,
+``test`` or ``development``) lets a single-process development server use it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from toolkit_batteries.auth.base import (
     TokenExpiredError,
     validate_issue_arguments,
 )
+from toolkit_batteries.auth.policy import development_switch
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import (
     ConfigurationError,
@@ -92,6 +96,13 @@ class SessionAuthenticator(Authenticator):
             raise ServiceUnavailableError(
                 "auth", f"the session store session.{name} does not open", instance=ctx.instance
             ) from exc
+        if getattr(store, "adapter_name", "") == "memory" and not development_switch():
+            raise ConfigurationError(
+                f"{where}: the session adapter needs a shared session store, and session."
+                f"{name} uses the memory adapter (tokens would verify and be revoked in one "
+                f"process only); set SESSION__{name.upper()}__ADAPTER to kvserver or db, or "
+                "TOOLKIT_ENV=development for a single-process development server"
+            )
         authenticator = cls(store, instance=ctx.instance, default_ttl=getattr(store, "ttl", None))
         authenticator.probe()
         return authenticator

@@ -1,38 +1,62 @@
-"""The ``db`` adapter: a cache table in SQLite or PostgreSQL.
+"""The ``db`` adapter: cache entries in the ``toolkit_cache_entry`` table (SQLite or PostgreSQL).
 
-* ``dsn`` picks the database (a ``postgres://`` URL or libpq string, or a SQLite file
-  path); an empty ``dsn`` borrows the container's ``db`` service, pool included.
-* The table is created on open (``CREATE TABLE IF NOT EXISTS``, both dialects):
-  ``toolkit_cache`` for the ``default`` instance, ``toolkit_cache_<instance>`` for
-  others, columns ``cache_key`` (primary key), ``value`` (pickled bytes) and
-  ``expires_at`` (Unix seconds, ``NULL`` for never), plus an index on ``expires_at``.
-  The spec leaves the table name to code: subclass and set :attr:`DBCache.table`.
-* Writes are one upsert (``INSERT ... ON CONFLICT (cache_key) DO UPDATE``) on both
-  dialects; ``add`` is the same upsert guarded by "the old row has expired", so two
+* ``CACHES`` entry: ``LOCATION`` is the cache's name, the rows' ``namespace``; ``OPTIONS``
+  names the database: ``database`` (a ``DATABASES`` alias; what ``django_cache_settings``
+  writes for an empty ``dsn``: the ``db`` service's alias), else ``dsn`` (reached through
+  the ``DATABASES`` alias of that database, registered at run time when settings have
+  none; ``dedicated_pool`` gives it an alias of its own), else ``default``.
+* The table is a model with a migration (:class:`~toolkit_batteries.cache.models.CacheEntry`):
+  ``manage.py migrate --database <alias>`` creates it; nothing runs DDL. The container's
+  open checks it exists and raises :class:`~toolkit_batteries.db.MissingTablesError`
+  naming the command otherwise.
+* Statements run on Django's connection of that alias, on the calling thread, so a cache
+  write inside the caller's ``transaction.atomic()`` commits or rolls back with it.
+* Writes are one upsert (``INSERT ... ON CONFLICT (namespace, cache_key) DO UPDATE``) on
+  both dialects; ``add`` is the same upsert guarded by "the old row has expired", so two
   concurrent ``add`` calls never both win.
-* Expired rows are invisible to reads at once and deleted on open and then at most every
-  ``sweep_interval`` (checked on writes). Time comes from :attr:`DBCache.clock`
-  (``time.time``), which tests replace.
+* Values go through the ``serializer`` (pickle by default; see :mod:`..serializers`).
+* Expired rows are invisible to reads at once and deleted on the container's open and
+  then at most every ``sweep_interval`` (checked on writes). Time comes from
+  :attr:`DBCache.clock` (``time.time``), which tests replace.
 """
 
 from __future__ import annotations
 
-import pickle
 import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from toolkit_batteries.core.adapter import OpenContext
+from ..base import DEFAULT_TIMEOUT, Cache, decode_options
+from ..serializers import REFUSED, serializer_for
 
-from ..base import DEFAULT_TIMEOUT, Cache, ClosedResource
-from ..sql import ensure_table, guard, open_database, table_name, valid_identifier
+if TYPE_CHECKING:
+    from toolkit_batteries.core.adapter import OpenContext
+    from toolkit_batteries.db import Database
 
-__all__ = ["DBCache"]
+__all__ = ["TABLE", "DBCache"]
 
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
+#: The table every db cache writes to (namespaced by LOCATION).
+TABLE = "toolkit_cache_entry"
 #: Keys per ``IN (...)`` list in get_many / delete_many.
 _CHUNK = 500
 _DEFAULT_PURGE = 60.0
+_LIVE = "(expires_at IS NULL OR expires_at > %s)"
+_T = TABLE
+_SQL_GET = f"SELECT value FROM {_T} WHERE namespace = %s AND cache_key = %s AND {_LIVE}"
+_SQL_SET = (
+    f"INSERT INTO {_T} (namespace, cache_key, value, expires_at) VALUES (%s, %s, %s, %s) "
+    "ON CONFLICT (namespace, cache_key) DO UPDATE SET value = excluded.value, "
+    "expires_at = excluded.expires_at"
+)
+_SQL_ADD = _SQL_SET + f" WHERE {_T}.expires_at IS NOT NULL AND {_T}.expires_at <= %s"
+_SQL_TOUCH = f"UPDATE {_T} SET expires_at = %s WHERE namespace = %s AND cache_key = %s AND {_LIVE}"
+_SQL_DELETE = f"DELETE FROM {_T} WHERE namespace = %s AND cache_key = %s"
+_SQL_DELETE_LIVE = _SQL_DELETE + f" AND {_LIVE}"
+_SQL_PURGE = (
+    f"DELETE FROM {_T} WHERE namespace = %s AND expires_at IS NOT NULL AND expires_at <= %s"
+)
+_SQL_CLEAR = f"DELETE FROM {_T} WHERE namespace = %s"
+_SQL_UPDATE = f"UPDATE {_T} SET value = %s WHERE namespace = %s AND cache_key = %s"
 
 
 def _chunks(items: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
@@ -41,106 +65,85 @@ def _chunks(items: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
 
 
 class DBCache(Cache):
-    """A cache stored in one SQL table."""
+    """A cache stored in the ``toolkit_cache_entry`` table, one namespace per cache."""
 
     adapter_name = "db"
-    #: The table of the ``default`` instance; other instances append ``_<instance>``.
-    table: ClassVar[str] = "toolkit_cache"
 
-    def __init__(
-        self,
-        database: Any,
-        params: Mapping[str, Any] | None = None,
-        *,
-        table: str | None = None,
-        instance: str = "default",
-        purge_interval: float = _DEFAULT_PURGE,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        """Use ``database`` (a :class:`~toolkit_batteries.db.Database`, or a callable
-        returning one) and the table ``table``, creating it if needed.
-        """
-        super().__init__(params, instance=instance)
-        name = table or type(self).table
-        if not valid_identifier(name):
-            raise ValueError("the table name must be a lower-case SQL identifier")
-        self.table_name = name
-        self._database = database if callable(database) else (lambda: database)
-        self._created: set[int] = set()
-        self.clock = clock
-        self.purge_interval = purge_interval if purge_interval > 0 else _DEFAULT_PURGE
+    def __init__(self, location: Any, params: Mapping[str, Any]) -> None:
+        """Read the options; the database is found on first use (no I/O here)."""
+        super().__init__(location, params)
+        options, extra = decode_options(params, self.instance, extra=("database",))
+        self._alias = str(extra.get("database", "") or "").strip()
+        self._dsn = str(options.dsn or "").strip()
+        self._options = options
+        self._database: Database | None = None
+        self._serializer = serializer_for(options, instance=self.instance)
+        interval = options.sweep_interval.total_seconds()
+        self.purge_interval = interval if interval > 0 else _DEFAULT_PURGE
         self._purge_at = 0.0
-        t = name
-        live = "(expires_at IS NULL OR expires_at > %s)"
-        self._sql_get = f"SELECT value FROM {t} WHERE cache_key = %s AND {live}"
-        self._sql_set = (
-            f"INSERT INTO {t} (cache_key, value, expires_at) VALUES (%s, %s, %s) "
-            "ON CONFLICT (cache_key) DO UPDATE SET value = excluded.value, "
-            "expires_at = excluded.expires_at"
-        )
-        self._sql_add = (
-            self._sql_set + f" WHERE {t}.expires_at IS NOT NULL AND {t}.expires_at <= %s"
-        )
-        self._sql_touch = f"UPDATE {t} SET expires_at = %s WHERE cache_key = %s AND {live}"
-        self._sql_delete = f"DELETE FROM {t} WHERE cache_key = %s"
-        self._sql_delete_live = (
-            f"DELETE FROM {t} WHERE cache_key = %s AND (expires_at IS NULL OR expires_at > %s)"
-        )
-        self._sql_purge = f"DELETE FROM {t} WHERE expires_at IS NOT NULL AND expires_at <= %s"
-        self._db()
+        self.clock = time.time
 
     @classmethod
-    def open(cls, ctx: OpenContext) -> DBCache:
-        """Open (or borrow) the database, then create the instance's table and purge it."""
-        database = open_database(ctx)
-        interval = ctx.options.sweep_interval.total_seconds()
-        cache = cls(
-            database,
-            table=table_name(cls.table, ctx.instance),
-            instance=ctx.instance,
-            purge_interval=interval,
-        )
-        cache.purge()
-        if ctx.options.verbose:
-            ctx.logger.info(
-                "cache.%s: db table %s (%s)",
-                ctx.instance,
-                cache.table_name,
-                database.dialect,
-                extra={"service": "cache", "instance": ctx.instance},
-            )
-        return cache
+    def prepare(cls, ctx: OpenContext) -> dict[str, Any]:
+        """Find the database (own ``dsn``, else the ``db`` service) and check its table."""
+        from toolkit_batteries.db import database_for, require_tables
+
+        from ..models import CacheEntry
+
+        database = database_for(ctx)
+        require_tables(database, CacheEntry, service=ctx.service, instance=ctx.instance)
+        return {"database": database.alias}
+
+    @classmethod
+    def opened(cls, cache: Cache, ctx: OpenContext) -> None:
+        """Purge the rows that expired while nothing was running."""
+        if isinstance(cache, DBCache):
+            cache.purge()
 
     # ------------------------------------------------------------------ helpers
 
-    def _db(self) -> Any:
-        """Return the database, creating the table the first time it is seen."""
-        database = self._database()
-        if id(database) not in self._created:
-            with guard(database, self.service_name, self.instance):
-                ensure_table(database, self._ddl(database.dialect))
-            self._created.add(id(database))
+    @property
+    def table_name(self) -> str:
+        """Return the table the entries live in (shared by every db cache)."""
+        return TABLE
+
+    def _db(self) -> Database:
+        """Return the :class:`~toolkit_batteries.db.Database` this cache writes to."""
+        database = self._database
+        if database is None:
+            database = self._database = self._resolve()
         return database
 
-    def _ddl(self, dialect: str) -> list[str]:
-        t = self.table_name
-        blob, number = (
-            ("bytea", "double precision") if dialect == "postgresql" else ("BLOB", "REAL")
-        )
-        return [
-            f"CREATE TABLE IF NOT EXISTS {t} (cache_key text PRIMARY KEY, "
-            f"value {blob} NOT NULL, expires_at {number})",
-            f"CREATE INDEX IF NOT EXISTS {t}_expires_at ON {t} (expires_at)",
-        ]
+    def _resolve(self) -> Database:
+        from toolkit_batteries.db import Database
+
+        alias = self._alias
+        if not alias and self._dsn:
+            from django.db import connections
+
+            from toolkit_batteries.core.slots import slot_alias
+            from toolkit_batteries.db.connections import ALIAS_PREFIX
+            from toolkit_batteries.db.databases import dsn_entry
+
+            entry = dsn_entry(self._dsn, self._options, service="cache", instance=self.instance)
+            if self._options.dedicated_pool:
+                entry = {**entry, "TOOLKIT_DEDICATED": f"cache.{self.instance}"}
+            alias = slot_alias(connections, entry, preferred="default", prefix=ALIAS_PREFIX)
+        database = Database(alias or "default", instance=self.instance)
+        database.service_name = "cache"  # errors name the cache, not the db service
+        return database
 
     def _expires_at(self, timeout: Any, now: float) -> float | None:
         lifetime = self.expiry_seconds(timeout)
         return None if lifetime is None else now + lifetime
 
-    def _maybe_purge(self, database: Any, now: float) -> None:
+    def _maybe_purge(self, database: Database, now: float) -> None:
         if now >= self._purge_at:
             self._purge_at = now + self.purge_interval
-            database.execute(self._sql_purge, (now,))
+            database.execute(_SQL_PURGE, (self.instance, now))
+
+    def _load(self, raw: Any) -> Any:
+        return self._serializer.loads(bytes(raw))
 
     # ------------------------------------------------------------------ reads
 
@@ -148,9 +151,12 @@ class DBCache(Cache):
         """Return the live value of ``key``, or ``default``."""
         key = self.make_and_validate_key(key, version)
         database = self._db()
-        with guard(database, self.service_name, self.instance):
-            row = database.fetch_one(self._sql_get, (key, self.clock()))
-        return default if row is None else pickle.loads(bytes(row[0]))
+        with database.unavailable(self.service_name, self.instance):
+            row = database.fetch_one(_SQL_GET, (self.instance, key, self.clock()))
+        if row is None:
+            return default
+        value = self._load(row[0])
+        return default if value is REFUSED else value
 
     def get_many(self, keys: Iterable[str], version: int | None = None) -> dict[str, Any]:
         """Return the live values of ``keys`` that exist."""
@@ -158,24 +164,26 @@ class DBCache(Cache):
         if not made:
             return {}
         database, now, found = self._db(), self.clock(), {}
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             for chunk in _chunks(list(made)):
                 marks = ", ".join(["%s"] * len(chunk))
                 rows = database.fetch_all(
-                    f"SELECT cache_key, value FROM {self.table_name} WHERE cache_key IN ({marks}) "
-                    "AND (expires_at IS NULL OR expires_at > %s)",
-                    (*chunk, now),
+                    f"SELECT cache_key, value FROM {_T} WHERE namespace = %s "
+                    f"AND cache_key IN ({marks}) AND {_LIVE}",
+                    (self.instance, *chunk, now),
                 )
-                for stored, value in rows:
-                    found[made[stored]] = pickle.loads(bytes(value))
+                for stored, raw in rows:
+                    value = self._load(raw)
+                    if value is not REFUSED:
+                        found[made[stored]] = value
         return found
 
     def has_key(self, key: str, version: int | None = None) -> bool:
         """Tell whether ``key`` holds a live value."""
         key = self.make_and_validate_key(key, version)
         database = self._db()
-        with guard(database, self.service_name, self.instance):
-            return database.fetch_one(self._sql_get, (key, self.clock())) is not None
+        with database.unavailable(self.service_name, self.instance):
+            return database.fetch_one(_SQL_GET, (self.instance, key, self.clock())) is not None
 
     # ------------------------------------------------------------------ writes
 
@@ -184,14 +192,14 @@ class DBCache(Cache):
     ) -> None:
         """Store ``value`` under ``key`` for ``timeout`` seconds (one upsert)."""
         key = self.make_and_validate_key(key, version)
-        payload = pickle.dumps(value, _PROTOCOL)
+        payload = self._serializer.dumps(value)
         database, now = self._db(), self.clock()
         expires = self._expires_at(timeout, now)
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             if expires is not None and expires <= now:
-                database.execute(self._sql_delete, (key,))
+                database.execute(_SQL_DELETE, (self.instance, key))
             else:
-                database.execute(self._sql_set, (key, payload, expires))
+                database.execute(_SQL_SET, (self.instance, key, payload, expires))
             self._maybe_purge(database, now)
 
     def add(
@@ -199,14 +207,14 @@ class DBCache(Cache):
     ) -> bool:
         """Store ``value`` only if ``key`` holds no live value; tell whether it did."""
         key = self.make_and_validate_key(key, version)
-        payload = pickle.dumps(value, _PROTOCOL)
+        payload = self._serializer.dumps(value)
         database, now = self._db(), self.clock()
         expires = self._expires_at(timeout, now)
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             if expires is not None and expires <= now:
                 # Stored and expired at once, as Django does: report whether it was free.
-                return database.fetch_one(self._sql_get, (key, now)) is None
-            added = database.execute(self._sql_add, (key, payload, expires, now)) == 1
+                return database.fetch_one(_SQL_GET, (self.instance, key, now)) is None
+            added = database.execute(_SQL_ADD, (self.instance, key, payload, expires, now)) == 1
             self._maybe_purge(database, now)
         return added
 
@@ -222,14 +230,19 @@ class DBCache(Cache):
         database, now = self._db(), self.clock()
         expires = self._expires_at(timeout, now)
         rows = [
-            (self.make_and_validate_key(key, version), pickle.dumps(value, _PROTOCOL), expires)
+            (
+                self.instance,
+                self.make_and_validate_key(key, version),
+                self._serializer.dumps(value),
+                expires,
+            )
             for key, value in data.items()
         ]
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             if expires is not None and expires <= now:
-                database.execute_many(self._sql_delete, [(row[0],) for row in rows])
+                database.execute_many(_SQL_DELETE, [row[:2] for row in rows])
             else:
-                database.execute_many(self._sql_set, rows)
+                database.execute_many(_SQL_SET, rows)
         return []
 
     def touch(self, key: str, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
@@ -237,13 +250,13 @@ class DBCache(Cache):
         key = self.make_and_validate_key(key, version)
         database, now = self._db(), self.clock()
         expires = self._expires_at(timeout, now)
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             if expires is not None and expires <= now:
                 with database.transaction() as tx:
-                    live = tx.fetch_one(self._sql_get, (key, now)) is not None
-                    tx.execute(self._sql_delete, (key,))
+                    live = tx.fetch_one(_SQL_GET, (self.instance, key, now)) is not None
+                    tx.execute(_SQL_DELETE, (self.instance, key))
                 return live
-            return database.execute(self._sql_touch, (expires, key, now)) == 1
+            return database.execute(_SQL_TOUCH, (expires, self.instance, key, now)) == 1
 
     def incr(self, key: str, delta: int = 1, version: int | None = None) -> Any:
         """Add ``delta`` in one transaction (row locked), keeping the expiry.
@@ -253,62 +266,49 @@ class DBCache(Cache):
         made = self.make_and_validate_key(key, version)
         database, now = self._db(), self.clock()
         lock = " FOR UPDATE" if database.dialect == "postgresql" else ""
-        with guard(database, self.service_name, self.instance), database.transaction() as tx:
-            row = tx.fetch_one(
-                f"SELECT value FROM {self.table_name} WHERE cache_key = %s "
-                f"AND (expires_at IS NULL OR expires_at > %s){lock}",
-                (made, now),
-            )
-            if row is None:
+        with database.unavailable(self.service_name, self.instance), database.transaction() as tx:
+            row = tx.fetch_one(_SQL_GET + lock, (self.instance, made, now))
+            current = REFUSED if row is None else self._load(row[0])
+            if current is REFUSED:
                 raise ValueError(f"Key '{made}' not found")
-            value = pickle.loads(bytes(row[0])) + delta
-            tx.execute(
-                f"UPDATE {self.table_name} SET value = %s WHERE cache_key = %s",
-                (pickle.dumps(value, _PROTOCOL), made),
-            )
+            value = current + delta
+            tx.execute(_SQL_UPDATE, (self._serializer.dumps(value), self.instance, made))
         return value
 
     def delete(self, key: str, version: int | None = None) -> bool:
         """Remove ``key``; tell whether it held a live value."""
         key = self.make_and_validate_key(key, version)
         database, now = self._db(), self.clock()
-        with guard(database, self.service_name, self.instance), database.transaction() as tx:
-            live = tx.execute(self._sql_delete_live, (key, now)) == 1
+        with database.unavailable(self.service_name, self.instance), database.transaction() as tx:
+            live = tx.execute(_SQL_DELETE_LIVE, (self.instance, key, now)) == 1
             if not live:
-                tx.execute(self._sql_delete, (key,))  # an expired row, if any
+                tx.execute(_SQL_DELETE, (self.instance, key))  # an expired row, if any
         return live
 
     def delete_many(self, keys: Iterable[str], version: int | None = None) -> None:
         """Remove every key in ``keys``."""
         made = [self.make_and_validate_key(key, version) for key in keys]
         database = self._db()
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             for chunk in _chunks(made):
                 marks = ", ".join(["%s"] * len(chunk))
                 database.execute(
-                    f"DELETE FROM {self.table_name} WHERE cache_key IN ({marks})", tuple(chunk)
+                    f"DELETE FROM {_T} WHERE namespace = %s AND cache_key IN ({marks})",
+                    (self.instance, *chunk),
                 )
 
     def clear(self) -> None:
-        """Delete every row of this cache's table."""
+        """Delete every row of this cache's namespace (other caches' rows stay)."""
         database = self._db()
-        with guard(database, self.service_name, self.instance):
-            database.execute(f"DELETE FROM {self.table_name}")
+        with database.unavailable(self.service_name, self.instance):
+            database.execute(_SQL_CLEAR, (self.instance,))
 
     def purge(self) -> int:
-        """Delete the expired rows now; return how many were deleted."""
+        """Delete this cache's expired rows now; return how many were deleted."""
         database, now = self._db(), self.clock()
-        with guard(database, self.service_name, self.instance):
+        with database.unavailable(self.service_name, self.instance):
             self._purge_at = now + self.purge_interval
-            return max(0, database.execute(self._sql_purge, (now,)))
-
-    # ------------------------------------------------------------------ lifecycle
-
-    def close(self, **kwargs: Any) -> None:
-        """Stop using the database; its pool belongs to the container's registry."""
-        closed = ClosedResource(self.service_name, self.instance)
-        self._database = closed
-        self._created = set()
+            return max(0, database.execute(_SQL_PURGE, (self.instance, now)))
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} cache.{self.instance} table {self.table_name}>"
+        return f"<{type(self).__name__} cache.{self.instance} table {TABLE}>"

@@ -1,14 +1,21 @@
 """The ``kvserver`` adapter: a cache on a Redis-protocol key-value server.
 
-* The client comes from the container's registry (``ctx.pools.kvserver``): one per
-  address and database, shared with every other service pointed at the same server,
-  unless ``dedicated_pool`` is set. ``url`` wins over ``addr``; ``tls``/``rediss://``
-  get a TLS 1.2 floor; ``require_tls`` fails before any connection.
-* Every key is stored under a namespace, ``toolkit:cache:<instance>:``, followed by the
-  key Django's rules build (``KEY_PREFIX:VERSION:key``), so :meth:`clear` deletes this
+* ``CACHES`` entry: ``LOCATION`` is the cache's name; ``OPTIONS`` the connection options
+  (``url`` or ``addr``, ``db``, ``password``, ``tls``, ``require_tls``, ``pool_size``...)
+  and ``serializer``. A hand-written entry may give the server as ``LOCATION``
+  (``redis://...``), as for Django's ``RedisCache``.
+* The client comes from the process-wide registry
+  (:data:`toolkit_batteries.core.kvclient.clients`): one per address and database, shared
+  with every kvserver adapter and every other backend object (Django builds one per
+  thread), unless ``dedicated_pool`` is set (then one of this cache's own). ``url`` wins
+  over ``addr``; ``tls``/``rediss://`` get a TLS 1.2 floor and a checked host name;
+  ``require_tls`` fails before any connection.
+* Every key is stored under a namespace, ``toolkit:cache:<name>:``, followed by the key
+  Django's rules build (``KEY_PREFIX:VERSION:key``), so :meth:`clear` deletes this
   cache's keys and nothing else (Django's own ``RedisCache.clear`` flushes the database).
 * Integers are stored as decimal text, so :meth:`incr` is one atomic server-side
-  ``INCRBY`` that keeps the key's expiry; every other value is pickled. Expiry is
+  ``INCRBY`` that keeps the key's expiry; every other value goes through the
+  ``serializer`` (pickle by default; see :mod:`..serializers`). Expiry is
   ``SET ... PX`` in milliseconds, so fractional timeouts work.
 * A server that cannot be reached raises :class:`ServiceUnavailableError` at once
   (bounded connect and socket timeouts, no retry loop); the next call reconnects.
@@ -17,10 +24,10 @@
 from __future__ import annotations
 
 import pickle
+import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
 
 try:
@@ -30,17 +37,21 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("cache", "kvserver", "kvserver", "redis") from None
 
-from ..base import DEFAULT_TIMEOUT, Cache, ClosedResource
+from ..base import DEFAULT_TIMEOUT, Cache, decode_options
+from ..serializers import REFUSED, serializer_for
 
-__all__ = ["KVServerCache", "glob_escape"]
+if TYPE_CHECKING:
+    from toolkit_batteries.core.adapter import OpenContext
+
+__all__ = ["MAX_WATCH_ATTEMPTS", "KVServerCache", "glob_escape", "release_leases"]
 
 _UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _INT64 = range(-(2**63), 2**63)
-_dumps = pickle.dumps
 _loads = pickle.loads
 #: Keys deleted per UNLINK call by clear().
 _CLEAR_BATCH = 500
+#: Optimistic transactions tried by incr() on a non-integer before giving up.
+MAX_WATCH_ATTEMPTS = 64
 
 # Add to an existing integer and keep its expiry; nil when the key does not exist.
 _INCR = """
@@ -61,14 +72,23 @@ def glob_escape(text: str) -> str:
     return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
 
 
-def _encode(value: Any) -> bytes | int:
-    if type(value) is int and value in _INT64:
-        return value
-    return _dumps(value, _PROTOCOL)
+def _server_location(location: str) -> bool:
+    return "://" in location
 
 
-def _decode(raw: bytes) -> Any:
-    return _loads(raw) if raw[:1] == b"\x80" else int(raw)
+#: Every backend object alive, so a CACHES change can return their leases at once.
+_live: weakref.WeakSet[KVServerCache] = weakref.WeakSet()
+
+
+def release_leases() -> None:
+    """Return the client leases of every backend object (``CACHES`` changed).
+
+    Django drops its backend objects when ``CACHES`` changes, but the per-thread storage
+    it drops may keep them alive; their leases go back now instead of never. An object
+    still used afterwards keeps working: redis-py reconnects a closed pool on demand.
+    """
+    for cache in list(_live):
+        cache._lease()
 
 
 class KVServerCache(Cache):
@@ -76,51 +96,61 @@ class KVServerCache(Cache):
 
     adapter_name = "kvserver"
 
-    def __init__(
-        self,
-        client: Any,
-        params: Mapping[str, Any] | None = None,
-        *,
-        namespace: str,
-        instance: str = "default",
-        target: str = "",
-    ) -> None:
-        """Use ``client`` (a ``redis.Redis``) and store every key under ``namespace``."""
-        super().__init__(params, instance=instance)
+    def __init__(self, location: Any, params: Mapping[str, Any]) -> None:
+        """Lease the process-wide client for the configured server (nothing connects yet)."""
+        from toolkit_batteries.core.kvclient import clients
+        from toolkit_batteries.core.pools import resolve_kv_address
+
+        location = str(location or "").strip()
+        url = ""
+        if _server_location(location):  # a hand-written entry in RedisCache's style
+            url, prefix = location, str(params.get("KEY_PREFIX", "") or "")
+            location = f"django:{prefix}" if prefix else "django"
+        super().__init__(location, params)
+        options, _ = decode_options(params, self.instance)
+        url = str(options.url or "").strip() or url
+        address = resolve_kv_address("cache", options, instance=self.instance, url=url)
+        self._serializer = serializer_for(options, instance=self.instance)
+        private = ("cache", self.instance) if options.dedicated_pool else None
+        client = clients.lease(
+            address, options, service="cache", instance=self.instance, private=private
+        )
+        # The lease goes back when Django drops this object (setting_changed, thread end).
+        self._lease = weakref.finalize(self, clients.release, client)
+        _live.add(self)
         self._client = client
-        self.namespace = namespace
-        self.target = target
+        self.namespace = f"toolkit:cache:{self.instance}:"
+        self.target = address.describe()
         self._incr = client.register_script(_INCR)
         self._persist = client.register_script(_PERSIST)
 
     @classmethod
-    def open(cls, ctx: OpenContext) -> KVServerCache:
-        """Borrow the shared client for the configured server (nothing connects yet)."""
-        from toolkit_batteries.core.pools import resolve_kv_address
+    def prepare(cls, ctx: OpenContext) -> dict[str, Any]:
+        """Resolve the address (``require_tls`` fails here) and register the client.
 
+        The container's registry then lists the client as borrowed by this instance
+        (``toolkit doctor`` pings it); it is the same process-wide client the Django-held
+        backend leases.
+        """
         options = ctx.options
-        address = resolve_kv_address(ctx.service, options, instance=ctx.instance, url=options.url)
-        client = ctx.pools.kvserver(
+        ctx.pools.kvserver(
             ctx.service,
             options,
             instance=ctx.instance,
             url=options.url,
-            dedicated=bool(options.dedicated_pool),
+            private=("cache", ctx.instance) if options.dedicated_pool else None,
         )
-        cache = cls(
-            client,
-            namespace=f"toolkit:cache:{ctx.instance}:",
-            instance=ctx.instance,
-            target=address.describe(),
-        )
-        if options.verbose:
-            ctx.logger.info(
-                "cache.%s: kvserver at %s",
-                ctx.instance,
-                cache.target,
-                extra={"service": "cache", "instance": ctx.instance},
-            )
-        return cache
+        return {}
+
+    def _encode(self, value: Any) -> bytes | int:
+        if type(value) is int and value in _INT64:
+            return value
+        return self._serializer.dumps(value)
+
+    def _decode(self, raw: bytes) -> Any:
+        if raw[:1] == b"\x80" and self._serializer.name == "pickle":
+            return _loads(raw)
+        return self._serializer.loads(raw)
 
     # ------------------------------------------------------------------ helpers
 
@@ -152,7 +182,10 @@ class KVServerCache(Cache):
             raw = self._client.get(key)
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
-        return default if raw is None else _decode(raw)
+        if raw is None:
+            return default
+        value = self._decode(raw)
+        return default if value is REFUSED else value
 
     def get_many(self, keys: Iterable[str], version: int | None = None) -> dict[str, Any]:
         """Return the values of ``keys`` that exist (one ``MGET``)."""
@@ -163,11 +196,11 @@ class KVServerCache(Cache):
             values = self._client.mget(list(made))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
-        return {
-            original: _decode(raw)
-            for original, raw in zip(made.values(), values, strict=True)
-            if raw is not None
-        }
+        found = {}
+        for original, raw in zip(made.values(), values, strict=True):
+            if raw is not None and (value := self._decode(raw)) is not REFUSED:
+                found[original] = value
+        return found
 
     def has_key(self, key: str, version: int | None = None) -> bool:
         """Tell whether ``key`` exists."""
@@ -187,11 +220,11 @@ class KVServerCache(Cache):
         ms = self._milliseconds(timeout)
         try:
             if ms is None:
-                self._client.set(key, _encode(value))
+                self._client.set(key, self._encode(value))
             elif ms == 0:
                 self._client.delete(key)
             else:
-                self._client.set(key, _encode(value), px=ms)
+                self._client.set(key, self._encode(value), px=ms)
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -207,7 +240,7 @@ class KVServerCache(Cache):
                 if added:
                     self._client.delete(key)
                 return added
-            return bool(self._client.set(key, _encode(value), nx=True, px=ms))
+            return bool(self._client.set(key, self._encode(value), nx=True, px=ms))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -228,7 +261,7 @@ class KVServerCache(Cache):
                 if ms == 0:
                     pipe.delete(made)
                 else:
-                    pipe.set(made, _encode(value), px=ms)
+                    pipe.set(made, self._encode(value), px=ms)
             pipe.execute()
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
@@ -265,22 +298,33 @@ class KVServerCache(Cache):
         return value
 
     def _incr_pickled(self, key: str, delta: Any) -> Any:
-        """Add to a pickled number with an optimistic transaction (WATCH/MULTI)."""
+        """Add to a serialized number with an optimistic transaction (WATCH/MULTI).
+
+        Another writer changing the key between WATCH and EXEC makes the transaction
+        retry; after :data:`MAX_WATCH_ATTEMPTS` lost races the call fails with
+        :class:`ServiceUnavailableError` instead of spinning forever.
+        """
         with self._client.pipeline() as pipe:
-            while True:
+            for _ in range(MAX_WATCH_ATTEMPTS):
                 try:
                     pipe.watch(key)
                     raw = pipe.get(key)
-                    if raw is None:
+                    current = REFUSED if raw is None else self._decode(raw)
+                    if current is REFUSED:
                         pipe.unwatch()
                         return None
-                    value = _decode(raw) + delta
+                    value = current + delta
                     pipe.multi()
-                    pipe.set(key, _encode(value), keepttl=True)
+                    pipe.set(key, self._encode(value), keepttl=True)
                     pipe.execute()
                     return value
                 except WatchError:
                     continue
+        raise ServiceUnavailableError(
+            self.service_name,
+            f"incr lost {MAX_WATCH_ATTEMPTS} races in a row to other writers of one key",
+            instance=self.instance,
+        )
 
     def delete(self, key: str, version: int | None = None) -> bool:
         """Remove ``key``; tell whether it existed."""
@@ -324,11 +368,6 @@ class KVServerCache(Cache):
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
         return left if left >= 0 else None
-
-    def close(self, **kwargs: Any) -> None:
-        """Stop using the client; the container's registry closes it."""
-        closed = ClosedResource(self.service_name, self.instance)
-        self._client = self._incr = self._persist = closed
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} cache.{self.instance} {self.target}>"

@@ -1,5 +1,10 @@
 """The ``memory`` adapter: a bounded, thread-safe LRU cache inside this process.
 
+``CACHES`` entry: ``LOCATION`` names the store. Django builds one backend object per
+thread; every backend with the same ``LOCATION`` and bounds shares one store (as Django's
+``LocMemCache`` shares by name), which lives as long as the process. ``OPTIONS`` takes
+``max_entries``, ``sweep_interval`` and ``verbose``.
+
 * At most ``max_entries`` entries (default 1000); writing a new key into a full cache
   evicts the least recently used entry (a ``get`` hit counts as a use), in O(1).
 * Expired entries are dropped when they are read, and all of them every
@@ -12,7 +17,7 @@
 * Time comes from :attr:`MemoryCache.clock` (``time.monotonic`` unless replaced), so
   tests move time instead of sleeping.
 
-The cache is per process (and per container): it cannot share a value between workers.
+The cache is per process: it cannot share a value between workers.
 """
 
 from __future__ import annotations
@@ -26,9 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
-from toolkit_batteries.core.adapter import OpenContext
-
-from ..base import DEFAULT_TIMEOUT, Cache, ClosedResource
+from ..base import DEFAULT_TIMEOUT, Cache, decode_options
 
 __all__ = ["DEFAULT_MAX_ENTRIES", "DEFAULT_SWEEP_INTERVAL", "MemoryCache", "MemoryStore"]
 
@@ -42,10 +45,13 @@ _MISSING: Any = object()
 _dumps = pickle.dumps
 _loads = pickle.loads
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
+_stores_lock = threading.Lock()
+#: (LOCATION, max_entries, sweep_interval) -> the store every backend of it shares.
+_stores: dict[tuple[str, int, float], MemoryStore] = {}
 
 
 class MemoryStore:
-    """The entries and their lock; several cache objects may share one (see backends)."""
+    """The entries and their lock; every backend object of one ``LOCATION`` shares one."""
 
     __slots__ = ("clock", "data", "lock", "max_entries", "sweep_at", "sweep_interval")
 
@@ -69,38 +75,23 @@ class MemoryCache(Cache):
 
     adapter_name = "memory"
 
-    def __init__(
-        self,
-        params: Mapping[str, Any] | None = None,
-        *,
-        store: MemoryStore | None = None,
-        instance: str = "default",
-        verbose: bool = False,
-    ) -> None:
-        """Wrap ``store`` (a new private one by default) with Django's key and timeout rules."""
-        super().__init__(params, instance=instance)
-        self._store = store if store is not None else MemoryStore()
-        self._data = self._store.data
-        self._lock: Any = self._store.lock
-        self.verbose = verbose
-
-    @classmethod
-    def open(cls, ctx: OpenContext) -> MemoryCache:
-        """Open a private store sized by ``max_entries`` and swept every ``sweep_interval``."""
-        options = ctx.options
-        store = MemoryStore(
-            max_entries=int(options.max_entries or 0),
-            sweep_interval=_seconds(options.sweep_interval),
-        )
-        cache = cls(store=store, instance=ctx.instance, verbose=bool(options.verbose))
-        if cache.verbose:
-            ctx.logger.info(
-                "cache.%s: memory, %d entries at most",
-                ctx.instance,
-                store.max_entries,
-                extra={"service": "cache", "instance": ctx.instance},
-            )
-        return cache
+    def __init__(self, location: Any, params: Mapping[str, Any]) -> None:
+        """Attach to the store ``location`` names, creating it from ``OPTIONS`` the first time."""
+        super().__init__(location, params)
+        options, _ = decode_options(params, self.instance)
+        max_entries = int(options.max_entries or 0)
+        max_entries = max_entries if max_entries > 0 else DEFAULT_MAX_ENTRIES
+        sweep = _seconds(options.sweep_interval)
+        sweep = sweep if sweep > 0 else DEFAULT_SWEEP_INTERVAL
+        key = (self.instance, max_entries, sweep)
+        with _stores_lock:
+            store = _stores.get(key)
+            if store is None:
+                store = _stores[key] = MemoryStore(max_entries, sweep)
+        self._store = store
+        self._data = store.data
+        self._lock: Any = store.lock
+        self.verbose = bool(options.verbose)
 
     # ------------------------------------------------------------------ clock
 
@@ -304,14 +295,6 @@ class MemoryCache(Cache):
         """Drop every expired entry now; return how many were dropped."""
         with self._lock:
             return self._sweep(self._store.clock())
-
-    def close(self, **kwargs: Any) -> None:
-        """Forget every entry; later calls raise ServiceUnavailableError."""
-        if isinstance(self._lock, ClosedResource):
-            return
-        with self._lock:
-            self._data.clear()
-        self._lock = ClosedResource(self.service_name, self.instance)
 
 
 def _seconds(value: timedelta | float | int | None) -> float:

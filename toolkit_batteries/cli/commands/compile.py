@@ -102,9 +102,10 @@ def _compile_project(project: Project, out: Output, *, dry_run: bool) -> Result:
     from django.conf import settings
 
     from toolkit_batteries.codegen.project import display_path, plan
+    from toolkit_batteries.codegen.settings import codegen_app_label
     from toolkit_codegen.backends import DJANGO_BACKENDS
 
-    label = getattr(settings, "TOOLKIT_CODEGEN_APP", None) or "api"
+    label = codegen_app_label()
     try:
         app = apps.get_app_config(label)
     except LookupError:

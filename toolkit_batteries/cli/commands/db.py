@@ -192,29 +192,48 @@ def _django_executor(connection: Any, database: str) -> Any:
 
 
 def _migrate_project(project: Project, dry_run: bool, out: Output) -> Result:
+    """Apply the project's migrations to every ``DATABASES`` alias.
+
+    ``django_databases(TOOLKIT)`` gives a battery with a database of its own (its
+    ``dsn``) an alias of its own; its tables are migrations like any other, so each alias
+    is migrated (``manage.py migrate --database <alias>``), ``default`` first.
+    """
     setup_django(project)
     from django.db import DEFAULT_DB_ALIAS, connections
 
     from ..project import call_management
 
-    connection = connections[DEFAULT_DB_ALIAS]
-    database = _database(connection)
-    if dry_run and _missing_sqlite_file(connection):
-        pending = _all_migrations()  # connecting would create the file
-    else:
-        executor = _django_executor(connection, database)
-        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
-        pending = [f"{migration.app_label}.{migration.name}" for migration, _ in plan]
+    aliases = [DEFAULT_DB_ALIAS, *(a for a in connections if a != DEFAULT_DB_ALIAS)]
+    plans: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for alias in aliases:
+        connection = connections[alias]
+        names[alias] = _database(connection)
+        if dry_run and _missing_sqlite_file(connection):
+            plans[alias] = _all_migrations()  # connecting would create the file
+        else:
+            executor = _django_executor(connection, names[alias])
+            plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+            plans[alias] = [f"{migration.app_label}.{migration.name}" for migration, _ in plan]
+    pending, database = plans[DEFAULT_DB_ALIAS], names[DEFAULT_DB_ALIAS]
+    others = {names[a]: plans[a] for a in aliases[1:]}
     if dry_run:
-        out.line(f"dry run: {len(pending)} unapplied migration(s) on {database}; nothing applied")
-        for name in pending:
-            out.line(f"  would apply {name}")
-        return Result(
-            data={"applied": [], "pending": pending, "database": database, "dry_run": True}
-        )
-    call_management("migrate", "--no-input", out=out)
-    out.line(f"✔ applied {len(pending)} migration(s) to {database}")
-    return Result(data={"applied": pending, "database": database, "dry_run": False})
+        for alias in aliases:
+            count = len(plans[alias])
+            out.line(f"dry run: {count} unapplied migration(s) on {names[alias]}; nothing applied")
+            for name in plans[alias]:
+                out.line(f"  would apply {name}")
+        data = {"applied": [], "pending": pending, "database": database, "dry_run": True}
+        if others:
+            data["other_databases"] = others
+        return Result(data=data)
+    for alias in aliases:
+        call_management("migrate", "--no-input", "--database", alias, out=out)
+        out.line(f"✔ applied {len(plans[alias])} migration(s) to {names[alias]}")
+    data = {"applied": pending, "database": database, "dry_run": False}
+    if others:
+        data["other_databases"] = others
+    return Result(data=data)
 
 
 def _schema_paths(project: Project | None, paths: list[str], out: Output) -> list[str]:

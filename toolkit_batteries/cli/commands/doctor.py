@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -115,54 +114,11 @@ def _message(exc: BaseException) -> str:
     return redact_string(text)
 
 
-def _borrowed(container: Any, service: str, instance: str) -> list[Any]:
-    """Return the pools and clients ``service.instance`` opened or borrowed."""
-    return container.pools.resources_of(f"{service}.{instance}")
-
-
-def _probe_resource(resource: Any) -> None:
-    """Make one round trip on a borrowed SQL pool or key-value client."""
-    if callable(getattr(resource, "ping", None)):
-        resource.ping()  # redis.Redis
-        return
-    connection = getattr(resource, "connection", None)
-    if callable(connection):  # an SQL pool
-        with connection() as conn:
-            cursor = conn.cursor()
-            try:
-                cursor.execute("SELECT 1")
-                cursor.fetchall()
-            finally:
-                cursor.close()
-
-
 def check_one(container: Any, service: str, instance: str) -> None:
     """Open ``service``/``instance`` and prove it answers; raise what went wrong."""
-    obj = getattr(container, service)(instance)
-    ping = getattr(obj, "ping", None)
-    if callable(ping):
-        ping()
-        return
-    for resource in _borrowed(container, service, instance):
-        _probe_resource(resource)
+    from toolkit_batteries.core.probe import probe
 
-
-def _bounded(function: Callable[[], None], timeout: float) -> BaseException | None:
-    """Run ``function`` on a daemon thread; return its exception, or a timeout error."""
-    outcome: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            function()
-        except BaseException as exc:  # reported as the row's error
-            outcome.append(exc)
-
-    worker = threading.Thread(target=target, name="toolkit-doctor", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        return TimeoutError(f"no answer within {timeout:g}s")
-    return outcome[0] if outcome else None
+    probe(container, service, instance)
 
 
 def selected_services(
@@ -195,6 +151,7 @@ def run_checks(
 ) -> list[Row]:
     """Check every instance of ``services``; return one row per instance."""
     from toolkit_batteries.core.loading import adapter_table, resolve_adapter
+    from toolkit_batteries.core.probe import bounded
 
     config = container.config
     plan = [(service, instance) for service in services for instance in config.instances(service)]
@@ -210,7 +167,9 @@ def run_checks(
         else:
             with contextlib.suppress(Exception):  # the open below reports it properly
                 adapter = resolve_adapter(service, adapter)[0]
-            error = _bounded(lambda s=service, i=instance: check_one(container, s, i), timeout)
+            error = bounded(
+                lambda s=service, i=instance: check_one(container, s, i), timeout, "toolkit-doctor"
+            )
             row = Row(service, instance, adapter, ok=error is None)
             if error is not None:
                 row.error = _message(error)

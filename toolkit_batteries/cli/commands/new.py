@@ -101,7 +101,15 @@ def run(args: Namespace, out: Output) -> Result:
     for rel in files:
         out.line(f"  {rel}")
     out.line("next steps:")
-    for step in (f"cd {shown}", "toolkit compile", "toolkit db migrate", "toolkit serve"):
+    # A project is production unless told otherwise, and production settings refuse to load
+    # without DJANGO_SECRET_KEY: the first steps on a laptop are development.
+    for step in (
+        f"cd {shown}",
+        "export TOOLKIT_ENV=development   # production: DJANGO_SECRET_KEY instead (README.md)",
+        "toolkit compile",
+        "toolkit db migrate",
+        "toolkit serve",
+    ):
         out.line(f"  {step}")
     return Result(data=data)
 

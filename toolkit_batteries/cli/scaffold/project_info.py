@@ -40,11 +40,14 @@ def package_of(project: Project) -> str:
 
 
 def codegen_app(project: Project) -> str:
-    """Return ``TOOLKIT_CODEGEN_APP`` as the settings file sets it (default ``api``)."""
+    """Return ``TOOLKIT_CODEGEN_APP`` as the settings file (then the environment) sets it."""
+    from toolkit_batteries.codegen.settings import CODEGEN_APP
+    from toolkit_batteries.core.sidesettings import read_side_setting
+
     try:
         tree = ast.parse(settings_file(project).read_text(encoding="utf-8"))
     except (SyntaxError, CliError):
-        return "api"
+        return read_side_setting(CODEGEN_APP, None)
     for node in tree.body:
         if (
             isinstance(node, ast.Assign)
@@ -52,8 +55,8 @@ def codegen_app(project: Project) -> str:
             and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
-            return node.value.value
-    return "api"
+            return read_side_setting(CODEGEN_APP, node.value.value)
+    return read_side_setting(CODEGEN_APP, None)
 
 
 def app_dir(project: Project, app: str) -> Path:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from toolkit_batteries.core.files import atomic_write
+
 from ..output import CliError
 
 __all__ = [
@@ -78,12 +80,35 @@ def check_target(target: Path, shown: str, force: bool) -> None:
 
 
 def copy_tree(source: Path, target: Path) -> list[str]:
-    """Copy every file of ``source`` into ``target`` (overwriting those files only)."""
+    """Copy every file of ``source`` into ``target`` (overwriting those files only).
+
+    ``--force`` writes into a directory someone else may have prepared: a symbolic link
+    planted at ``manage.py`` or ``api/`` would make the copy write wherever it points. So
+    every path is checked before anything is written (a refusal writes nothing), and each
+    file is replaced (a new file renamed over the name), never written through.
+    """
     files = list_files(source)
+    for rel in files:
+        _refuse_links(target, rel)
     for rel in files:
         destination = target / rel
         destination.parent.mkdir(parents=True, exist_ok=True)
-        if destination.is_dir():
-            raise CliError(f"cannot write {rel}: a directory is in the way")
-        shutil.copy(source / rel, destination)
+        _refuse_links(target, rel)  # again, just before the write
+        atomic_write(destination, (source / rel).read_bytes())
+        shutil.copymode(source / rel, destination)
     return files
+
+
+def _refuse_links(target: Path, rel: str) -> None:
+    """Fail when ``rel`` under ``target`` is, or passes through, a link or a directory."""
+    current = target
+    for part in Path(rel).parts:
+        current = current / part
+        if current.is_symlink():
+            shown = current.relative_to(target).as_posix()
+            raise CliError(
+                f"cannot write {rel}: {shown} is a symbolic link; nothing was written through it",
+                hint="remove the link (or choose another directory) and run again",
+            )
+    if current.is_dir():
+        raise CliError(f"cannot write {rel}: a directory is in the way")

@@ -1,8 +1,10 @@
 """The ``sqlfile`` adapter: an embedded SQLite database file (the default).
 
 The file is ``path``, else ``dsn`` (a path, ``sqlite:///name.db``, a ``file:`` URI or
-``:memory:``), else ``db.sqlite3`` in the current directory. Other services pointed at
-the same file (by any spelling of its path) borrow this pool; ``:memory:`` is private.
+``:memory:``), else ``db.sqlite3`` in the current directory. The database is Django's
+connection of the ``DATABASES`` alias for that file (``default`` when ``settings.py``
+derives ``DATABASES`` with ``django_databases``); other services pointed at the same file,
+by any spelling of its path, share the alias. ``:memory:`` is private.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.pools import parse_sql_target
-from toolkit_batteries.db.base import Database, pool_settings
+from toolkit_batteries.db.base import Database
 
 __all__ = ["DEFAULT_PATH", "SQLFileDatabase", "sqlfile_target"]
 
@@ -41,13 +43,21 @@ def sqlfile_target(options: object, *, service: str = "db", instance: str = "def
 
 
 class SQLFileDatabase(Database):
-    """A SQLite file (or ``:memory:``) through a small pool of sqlite3 connections."""
+    """A SQLite file (or ``:memory:``) through Django's sqlite3 backend."""
 
     adapter_name = "sqlfile"
 
     @classmethod
     def open(cls, ctx: OpenContext) -> SQLFileDatabase:
-        """Open (or borrow) the pool for the configured file; ``dedicated_pool`` is ignored."""
+        """Find (or register) the file's alias and connect; ``dedicated_pool`` is ignored."""
+        from toolkit_batteries.db.connections import open_database_alias
+        from toolkit_batteries.db.databases import sqlite_entry
+
         target = sqlfile_target(ctx.options, service=ctx.service, instance=ctx.instance)
-        pool = ctx.pools.sql(ctx.service, target, pool_settings(ctx.options), instance=ctx.instance)
-        return cls(pool, instance=ctx.instance)
+        return open_database_alias(
+            sqlite_entry(target),
+            service=ctx.service,
+            instance=ctx.instance,
+            preferred=ctx.instance,
+            cls=cls,
+        )

@@ -1,16 +1,18 @@
-"""The ``sqlserver`` adapter: PostgreSQL through psycopg 3 and psycopg_pool.
+"""The ``sqlserver`` adapter: PostgreSQL through Django's psycopg 3 backend.
 
 ``dsn`` is required: a ``postgres://`` or ``postgresql://`` URL or a libpq keyword
-string (``host=db dbname=app user=app``). Services configured with the same trimmed DSN
-borrow this pool. Needs the ``sqlserver`` extra.
+string (``host=db dbname=app user=app``). The database is Django's connection of the
+``DATABASES`` alias for that server and database (``default`` when ``settings.py``
+derives ``DATABASES`` with ``django_databases``); a nonzero ``max_conns`` turns on
+Django's pool (``OPTIONS["pool"]``). Needs the ``sqlserver`` extra.
 """
 
 from __future__ import annotations
 
 from toolkit_batteries.core.adapter import OpenContext
-from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.core.errors import InvalidOptionsError, MissingExtraError
 from toolkit_batteries.core.pools import parse_sql_target
-from toolkit_batteries.db.base import Database, pool_settings
+from toolkit_batteries.db.base import Database
 
 __all__ = ["SQLServerDatabase", "sqlserver_target"]
 
@@ -37,13 +39,22 @@ def sqlserver_target(options: object, *, service: str = "db", instance: str = "d
 
 
 class SQLServerDatabase(Database):
-    """A PostgreSQL database through a shared psycopg pool."""
+    """A PostgreSQL database through Django's connection (pooled when ``max_conns`` > 0)."""
 
     adapter_name = "sqlserver"
 
     @classmethod
     def open(cls, ctx: OpenContext) -> SQLServerDatabase:
-        """Open (or borrow) the pool for the DSN; ``dedicated_pool`` is ignored."""
+        """Find (or register) the database's alias and connect; ``dedicated_pool`` is ignored."""
+        from toolkit_batteries.db.connections import open_database_alias
+        from toolkit_batteries.db.databases import postgres_entry
+
         dsn = sqlserver_target(ctx.options, service=ctx.service, instance=ctx.instance)
-        pool = ctx.pools.sql(ctx.service, dsn, pool_settings(ctx.options), instance=ctx.instance)
-        return cls(pool, instance=ctx.instance)
+        try:
+            import psycopg  # noqa: F401  (Django's backend needs it; name the extra)
+        except ImportError:
+            raise MissingExtraError(ctx.service, "sqlserver", "sqlserver", "psycopg") from None
+        entry = postgres_entry(dsn, ctx.options, service=ctx.service, instance=ctx.instance)
+        return open_database_alias(
+            entry, service=ctx.service, instance=ctx.instance, preferred=ctx.instance, cls=cls
+        )

@@ -176,11 +176,12 @@ class _Listener:
                         waiters.append(confirmed)
                 if channel not in self._confirmed:
                     pubsub.subscribe(channel)
-            else:
-                self._wanted.pop(channel, None)
-                if channel in self._confirmed:
-                    self._confirmed.discard(channel)
-                    pubsub.unsubscribe(channel)
+            elif self._wanted.pop(channel, None) is not None:
+                # Confirmed or not: a SUBSCRIBE already sent is undone by this UNSUBSCRIBE
+                # (the server answers in order); without it a subscription dropped before
+                # its confirmation stays on the server for the connection's lifetime.
+                self._confirmed.discard(channel)
+                pubsub.unsubscribe(channel)
 
     def _handle(self, message: dict[str, Any]) -> None:
         kind, channel = message["type"], message["channel"]
@@ -190,7 +191,7 @@ class _Listener:
                 self._dispatcher.deliver(Event(topic, message["data"]))
         elif kind == "subscribe":
             if channel not in self._wanted:
-                return  # unsubscribed meanwhile; the unsubscribe is on its way
+                return  # unsubscribed meanwhile; its UNSUBSCRIBE was sent after this
             self._confirmed.add(channel)
             for waiter in self._wanted[channel]:
                 waiter.set()

@@ -1,13 +1,18 @@
-"""The ``db`` adapter: idempotency records in a SQLite or PostgreSQL table.
+"""The ``db`` adapter: idempotency records as rows of a Django model, on SQLite or PostgreSQL.
 
-* ``dsn`` picks the database; an empty ``dsn`` borrows the container's ``db`` service.
-* The table is created on open: ``toolkit_idempotency`` for the ``default`` instance,
-  ``toolkit_idempotency_<instance>`` otherwise (subclass and set
-  :attr:`DBIdempotency.table` to rename it), with columns ``idem_key`` (primary key),
-  ``state``, ``token``, ``fingerprint``, ``response`` and ``expires_at`` (Unix seconds).
-* Reserving is one ``INSERT ... ON CONFLICT (idem_key) DO UPDATE ... WHERE <the old
-  record expired>``: the primary key makes it atomic on both dialects, so among any
-  number of processes exactly one inserts (or takes over an expired record).
+* The table is :class:`~toolkit_batteries.idempotency.models.IdempotencyRecord`
+  (``toolkit_idempotency_record``), created by ``manage.py migrate``; opening checks that
+  it exists (:func:`~toolkit_batteries.db.require_tables`) and never runs DDL. Every
+  instance shares it; rows carry their ``instance``.
+* An empty ``dsn`` borrows the container's ``db`` service (the project's database); a
+  ``dsn`` is reached through the ``DATABASES`` alias of that database
+  (:func:`~toolkit_batteries.db.database_for`). Statements run on Django's connection for
+  that alias, so a record written inside the caller's ``transaction.atomic()`` commits or
+  rolls back with the caller's rows.
+* Reserving is one ``INSERT ... ON CONFLICT (instance, key) DO UPDATE ... WHERE <the old
+  record expired>``: the unique constraint makes it atomic on both dialects, so among any
+  number of processes exactly one inserts (or takes over an expired record). That one
+  statement is raw SQL because the ORM cannot say it; the rest goes through the ORM.
 * Expired records are invisible at once and deleted on open and then at most once a
   minute (checked on reserve). Time comes from :attr:`DBIdempotency.clock`
   (``time.time``), which tests replace.
@@ -17,164 +22,168 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from toolkit_batteries.cache.sql import (
-    ensure_table,
-    guard,
-    open_database,
-    table_name,
-    valid_identifier,
-)
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
+from toolkit_batteries.core.errors import ConfigurationError
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
-__all__ = ["DBIdempotency"]
+if TYPE_CHECKING:
+    from toolkit_batteries.db import Database
+
+__all__ = ["TABLE", "DBIdempotency"]
 
 _Found = tuple[ReservationState, str, bytes | None]
+#: The table every record lives in (the model's ``db_table``).
+TABLE = "toolkit_idempotency_record"
 #: Seconds between purges of expired records.
 PURGE_INTERVAL = 60.0
 #: Attempts to read a record that vanished between the insert and the read.
 _ATTEMPTS = 5
+#: Longest instance name the ``instance`` column holds.
+MAX_INSTANCE_LENGTH = 64
+
+_RESERVE = (
+    f"INSERT INTO {TABLE} "
+    "(instance, key, state, token, fingerprint, response, created_at, expires_at) "
+    "VALUES (%s, %s, 'in_progress', %s, %s, NULL, %s, %s) "
+    "ON CONFLICT (instance, key) DO UPDATE SET state = 'in_progress', "
+    "token = excluded.token, fingerprint = excluded.fingerprint, response = NULL, "
+    "created_at = excluded.created_at, expires_at = excluded.expires_at "
+    f"WHERE {TABLE}.expires_at <= %s"
+)
+
+
+def _model() -> Any:
+    """Return the model class; imported late, once Django's apps are ready."""
+    from toolkit_batteries.idempotency.models import IdempotencyRecord
+
+    return IdempotencyRecord
 
 
 class DBIdempotency(Idempotency):
-    """Idempotency records in one SQL table."""
+    """Idempotency records as rows of the ``IdempotencyRecord`` model."""
 
     adapter_name = "db"
-    #: The table of the ``default`` instance; other instances append ``_<instance>``.
-    table: ClassVar[str] = "toolkit_idempotency"
 
     def __init__(
         self,
-        database: Any,
+        database: Database,
         *,
-        table: str | None = None,
         ttl: float = DEFAULT_TTL,
         instance: str = "default",
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """Use ``database`` (a :class:`~toolkit_batteries.db.Database`) and create the table."""
+        """Use ``database`` (a :class:`~toolkit_batteries.db.Database`) whose tables exist."""
         super().__init__(ttl=ttl, instance=instance)
-        name = table or type(self).table
-        if not valid_identifier(name):
-            raise ValueError("the table name must be a lower-case SQL identifier")
-        self.table_name = name
-        self._database = database
+        if len(instance) > MAX_INSTANCE_LENGTH:
+            raise ConfigurationError(
+                f"idempotency.{instance[:MAX_INSTANCE_LENGTH]}...: the db adapter's instance "
+                f"names are at most {MAX_INSTANCE_LENGTH} characters (the instance column)"
+            )
+        self.database = database
+        self._model = _model()
         #: The time records expire by (Unix seconds, shared by every process).
         self.clock = clock
         self._purge_at = 0.0
-        t, live = name, "expires_at > %s"
-        self._sql_reserve = (
-            f"INSERT INTO {t} (idem_key, state, token, fingerprint, response, expires_at) "
-            "VALUES (%s, 'in_progress', %s, %s, NULL, %s) "
-            "ON CONFLICT (idem_key) DO UPDATE SET state = 'in_progress', "
-            "token = excluded.token, fingerprint = excluded.fingerprint, response = NULL, "
-            f"expires_at = excluded.expires_at WHERE {t}.expires_at <= %s"
-        )
-        self._sql_get = (
-            f"SELECT state, fingerprint, response FROM {t} WHERE idem_key = %s AND {live}"
-        )
-        self._sql_commit = (
-            f"UPDATE {t} SET state = 'completed', response = %s, expires_at = %s "
-            f"WHERE idem_key = %s AND state = 'in_progress' AND {live}"
-        )
-        self._sql_release = (
-            f"DELETE FROM {t} WHERE idem_key = %s AND state = 'in_progress' AND {live}"
-        )
-        self._sql_purge = f"DELETE FROM {t} WHERE expires_at <= %s"
-        blob, number = (
-            ("bytea", "double precision") if database.dialect == "postgresql" else ("BLOB", "REAL")
-        )
-        with guard(database, self.service_name, instance):
-            ensure_table(
-                database,
-                [
-                    f"CREATE TABLE IF NOT EXISTS {t} (idem_key text PRIMARY KEY, "
-                    "state text NOT NULL, token text NOT NULL, fingerprint text NOT NULL, "
-                    f"response {blob}, expires_at {number} NOT NULL)",
-                    f"CREATE INDEX IF NOT EXISTS {t}_expires_at ON {t} (expires_at)",
-                ],
-            )
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBIdempotency:
-        """Open (or borrow) the database, create the instance's table and purge it."""
-        store = cls(
-            open_database(ctx),
-            table=table_name(cls.table, ctx.instance),
-            ttl=ctx.options.ttl.total_seconds(),
-            instance=ctx.instance,
-        )
+        """Reach the database (borrowed or by ``dsn``); refuse it without the table."""
+        from toolkit_batteries.db import database_for, require_tables
+
+        database = database_for(ctx)
+        require_tables(database, _model(), service=ctx.service, instance=ctx.instance)
+        store = cls(database, ttl=ctx.options.ttl.total_seconds(), instance=ctx.instance)
         store.purge()
         return store
+
+    @property
+    def _rows(self) -> Any:
+        """Return this instance's rows, on this store's database alias."""
+        return self._model.objects.using(self.database.alias).filter(instance=self.instance)
+
+    def _guarded(self, action: Callable[[], Any]) -> Any:
+        """Run ``action``; "cannot use the database now" raises ServiceUnavailableError."""
+        with self.database.unavailable(self.service_name, self.instance):
+            return action()
 
     # ------------------------------------------------------------------ primitives
 
     def _reserve(self, key: str, token: str, fingerprint: str, ttl: float) -> _Found | None:
-        database = self._database
-        with guard(database, self.service_name, self.instance):
+        def reserve() -> _Found | None:
             for _ in range(_ATTEMPTS):
                 now = self.clock()
                 if now >= self._purge_at:
                     self.purge()
-                inserted = database.execute(
-                    self._sql_reserve, (key, token, fingerprint, now + ttl, now)
-                )
-                if inserted == 1:
+                params = (self.instance, key, token, fingerprint, now, now + ttl, now)
+                if self.database.execute(_RESERVE, params) == 1:
                     return None
-                row = database.fetch_one(self._sql_get, (key, now))
-                if row is not None:
-                    return _found(row)
+                found = self._live(key, now)
+                if found is not None:
+                    return found
             # Released and re-reserved under our feet every time: report it as taken (by
             # this same request, so a caller comparing fingerprints answers "in progress").
             return ReservationState.IN_PROGRESS, fingerprint, None
 
+        return self._guarded(reserve)
+
+    def _live(self, key: str, now: float) -> _Found | None:
+        row = (
+            self._rows.filter(key=key, expires_at__gt=now)
+            .values_list("state", "fingerprint", "response")
+            .first()
+        )
+        if row is None:
+            return None
+        state, stored_fingerprint, payload = row
+        return (
+            ReservationState(state),
+            stored_fingerprint or "",
+            None if payload is None else bytes(payload),
+        )
+
+    def _in_progress(self, key: str, token: str, now: float) -> Any:
+        rows = self._rows.filter(key=key, state="in_progress", expires_at__gt=now)
+        return rows.filter(token=token) if token else rows
+
     def _commit(self, key: str, payload: bytes, ttl: float, token: str) -> bool:
-        database, now = self._database, self.clock()
-        sql, params = self._sql_commit, [payload, now + ttl, key, now]
-        if token:
-            sql, params = sql + " AND token = %s", [*params, token]
-        with guard(database, self.service_name, self.instance):
-            return database.execute(sql, params) == 1
+        now = self.clock()
+        rows = self._in_progress(key, token, now)
+        return self._guarded(
+            lambda: rows.update(state="completed", response=payload, expires_at=now + ttl) == 1
+        )
 
     def _release(self, key: str, token: str) -> bool:
-        database, now = self._database, self.clock()
-        sql, params = self._sql_release, [key, now]
-        if token:
-            sql, params = sql + " AND token = %s", [*params, token]
-        with guard(database, self.service_name, self.instance):
-            return database.execute(sql, params) == 1
+        rows = self._in_progress(key, token, self.clock())
+        return self._guarded(lambda: rows.delete()[0] == 1)
 
     def _get(self, key: str) -> _Found | None:
-        database = self._database
-        with guard(database, self.service_name, self.instance):
-            row = database.fetch_one(self._sql_get, (key, self.clock()))
-        return None if row is None else _found(row)
+        return self._guarded(lambda: self._live(key, self.clock()))
 
     def _delete(self, key: str) -> bool:
-        database, now = self._database, self.clock()
-        with guard(database, self.service_name, self.instance), database.transaction() as tx:
-            live = tx.fetch_one(self._sql_get, (key, now)) is not None
-            tx.execute(f"DELETE FROM {self.table_name} WHERE idem_key = %s", (key,))
-        return live
+        from django.db import transaction
+
+        def delete() -> bool:
+            with transaction.atomic(using=self.database.alias):
+                live = self._live(key, self.clock()) is not None
+                self._rows.filter(key=key).delete()
+            return live
+
+        return self._guarded(delete)
 
     def purge(self) -> int:
-        """Delete expired records now; return how many were deleted."""
-        database, now = self._database, self.clock()
+        """Delete this instance's expired records now; return how many were deleted."""
+        now = self.clock()
         self._purge_at = now + PURGE_INTERVAL
-        with guard(database, self.service_name, self.instance):
-            return max(0, database.execute(self._sql_purge, (now,)))
+        return self._guarded(lambda: self._rows.filter(expires_at__lte=now).delete()[0])
 
     def close(self) -> None:
-        """Stop using the database; its pool belongs to the container's registry."""
-        self._database = ClosedResource(self.service_name, self.instance)
+        """Stop using the database; the connection is Django's (or the ``db`` service's)."""
+        self.database = ClosedResource(self.service_name, self.instance)  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} idempotency.{self.instance} table {self.table_name}>"
-
-
-def _found(row: tuple[Any, ...]) -> _Found:
-    state, fingerprint, payload = row
-    return ReservationState(state), fingerprint or "", None if payload is None else bytes(payload)
+        closed = isinstance(self.database, ClosedResource)
+        alias = "(closed)" if closed else self.database.alias
+        return f"<{type(self).__name__} idempotency.{self.instance} alias {alias}>"

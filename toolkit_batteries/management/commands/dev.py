@@ -97,7 +97,9 @@ def find_target() -> Target | str:
     from django.apps import apps
     from django.conf import settings
 
-    label = getattr(settings, "TOOLKIT_CODEGEN_APP", None) or "api"
+    from toolkit_batteries.codegen.settings import codegen_app_label
+
+    label = codegen_app_label()
     try:
         app = apps.get_app_config(label)
     except LookupError:

@@ -14,7 +14,9 @@ project's ``asgi.application``) in uvicorn workers (the ``asgi`` extra). When
 gunicorn's configuration (its ``wsgi_app``, when set, wins over the setting, except under
 ``--asgi``), and ``--host``/``--port``/``--workers`` override it only when
 given. SIGTERM or SIGINT stops gracefully: workers finish their requests and the command
-exits 0. The access log is on by default and, like gunicorn's ``-`` for it, written to
+exits 0. Before gunicorn starts, Django's system checks run (:func:`preflight`): errors
+refuse to start, and outside development so does the development ``SECRET_KEY``. The
+access log is on by default and, like gunicorn's ``-`` for it, written to
 stderr (stdout stays free for ``--json``) unless the file sets a ``logger_class``;
 gunicorn's control socket (a fixed path per user in gunicorn 24+) is disabled unless
 configured.
@@ -33,7 +35,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from toolkit_batteries.core.argtypes import port_number, positive_int
 
-__all__ = ["CONFIG_FILE", "DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "add_flags", "serve"]
+__all__ = [
+    "CONFIG_FILE",
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "ServeError",
+    "add_flags",
+    "is_development",
+    "preflight",
+    "serve",
+]
 
 #: A production server listens on every interface.
 DEFAULT_HOST = "0.0.0.0"
@@ -43,6 +54,10 @@ CONFIG_FILE = "gunicorn.conf.py"
 #: gunicorn's worker class for ASGI applications (the ``uvicorn-worker`` package).
 ASGI_WORKER = "uvicorn_worker.UvicornWorker"
 EXIT_INVALID = 3
+#: ``TOOLKIT_ENV`` values that mean development (the project template's switch).
+DEVELOPMENT_ENVIRONMENTS = frozenset({"dev", "development", "test"})
+#: The prefix of the keys ``startproject`` generates (Django's own name for them).
+INSECURE_KEY_PREFIX = "django-insecure-"
 
 
 class ServeError(Exception):
@@ -189,6 +204,7 @@ def serve(
         ) from None
     from django.conf import settings
 
+    preflight(say)
     app_path = _asgi_application() if asgi else getattr(settings, "WSGI_APPLICATION", None)
     if not app_path:
         raise ServeError("settings.WSGI_APPLICATION is not set", EXIT_INVALID)
@@ -243,6 +259,59 @@ def serve(
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code:
             raise ServeError(f"gunicorn stopped with status {code} (see its log above)") from None
+
+
+def is_development() -> bool:
+    """Tell whether this is development: ``DEBUG``, or ``TOOLKIT_ENV`` dev/development/test.
+
+    The project template's ``DEVELOPMENT`` setting reads the same two switches.
+    """
+    from django.conf import settings
+
+    if settings.DEBUG:
+        return True
+    return os.environ.get("TOOLKIT_ENV", "").strip().lower() in DEVELOPMENT_ENVIRONMENTS
+
+
+def preflight(say: Callable[[str], None]) -> None:
+    """Run Django's system checks before serving; raise :class:`ServeError` to refuse.
+
+    gunicorn, unlike ``runserver``, runs no checks, so a misconfigured project would serve.
+    Errors refuse to start (exit 3); warnings are shown. Outside development the deployment
+    checks (``check --deploy``) run too, and the key Django generates for development (a
+    ``django-insecure-`` key, which sits in the project's source code) is refused: a
+    production server must never sign sessions or tokens with it.
+    """
+    import io
+
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+    from django.core.management.base import BaseCommand, SystemCheckError
+
+    development = is_development()
+    try:
+        key = str(settings.SECRET_KEY)
+    except ImproperlyConfigured as exc:
+        raise ServeError(f"cannot serve: {exc}", EXIT_INVALID) from None
+    if not development and key.startswith(INSECURE_KEY_PREFIX):
+        raise ServeError(
+            "refusing to serve outside development with the development SECRET_KEY "
+            f"(a {INSECURE_KEY_PREFIX} key from the project's source code)",
+            EXIT_INVALID,
+            hint="set DJANGO_SECRET_KEY to a long random value, or TOOLKIT_ENV=dev for development",
+        )
+    shown = io.StringIO()
+    command = BaseCommand(stdout=shown, stderr=shown)
+    try:
+        command.check(include_deployment_checks=not development)
+    except SystemCheckError as exc:
+        raise ServeError(
+            f"refusing to serve: {str(exc).strip()}",
+            EXIT_INVALID,
+            hint="fix the errors above (python manage.py check lists them)",
+        ) from None
+    for line in shown.getvalue().strip().splitlines():
+        say(line)
 
 
 def _asgi_application() -> str:

@@ -1,35 +1,38 @@
-"""The ``db`` adapter: durable queues in one SQL table, on PostgreSQL or SQLite.
+"""The ``db`` adapter: durable queues in SQL, on PostgreSQL or SQLite, through Django.
 
-For Redis-free deployments with several workers. The table (``table``, default
-``toolkit_queue_messages``) is created on open with ``CREATE TABLE IF NOT EXISTS``; one
-row is one message::
+For Redis-free deployments with several workers. The tables are the models of
+:mod:`toolkit_batteries.queue.models`: live messages in ``toolkit_queue_message``, dead
+ones in ``toolkit_queue_dead_letter``, both created by ``manage.py migrate``; opening
+checks that they exist and never runs DDL.
 
-    id           bigint, increasing     the message id (push order)
-    topic        text
-    body         bytea / blob
-    attempts     integer                deliveries so far
-    enqueued_at  double (epoch s)
-    visible_at   double (epoch s)       when it may be delivered (push + delay, lease end)
-    leased       smallint               1 while a delivery holds it
-    dead_at      double, null           set while it sits on the dead list
-    reason       text, null
+Every statement runs on ``django.db.connections[alias]`` (the
+:class:`~toolkit_batteries.db.Database` of :func:`~toolkit_batteries.db.database_for`), so
+a push inside the caller's ``transaction.atomic()`` on that alias commits or rolls back
+with the caller's rows: a transactional outbox. An empty ``dsn`` borrows the ``db``
+service (the project's database); a ``dsn`` names a database of its own, reached through
+the ``DATABASES`` alias of that database (``default`` when it is the project's).
 
-A partial index on ``(topic, visible_at, id)`` of live rows serves the claim:
+The claim is raw SQL, because it earns it:
 
 * PostgreSQL: ``UPDATE ... WHERE id = (SELECT id ... ORDER BY visible_at, id LIMIT 1
   FOR UPDATE SKIP LOCKED) RETURNING ...``: one statement; concurrent workers skip each
   other's rows instead of queueing behind them.
-* SQLite: the same ``UPDATE ... RETURNING`` without the locking clause, inside
-  ``BEGIN IMMEDIATE``: SQLite has one writer, so the claim is atomic as it stands.
+* SQLite: the same ``UPDATE ... RETURNING`` without the locking clause: a write
+  statement takes SQLite's one write lock before it reads, so it is atomic as it stands.
 
 An expired lease needs no sweeper: a leased row whose ``visible_at`` (the lease end) has
-passed is claimable again, so reclaiming stale messages is part of the same set-based
-claim. ``pop`` polls while the topic is empty, backing off from 1 ms to 100 ms between
-looks (a push in the same process wakes it at once).
+passed is claimable again. ``pop`` polls while the topic is empty, backing off from 1 ms
+to 100 ms between looks (a push in the same process wakes it at once).
 
-``dsn`` picks the database (a PostgreSQL URL or a SQLite path), shared with every other
-service on that DSN unless ``dedicated_pool``; an empty ``dsn`` borrows the container's
-``db`` service. Times come from ``queue.clock``.
+Outside a transaction, claims and settlements on PostgreSQL skip the WAL flush
+(``synchronous_commit`` off for that one statement): losing one in a database crash only
+means a message is delivered again, which at-least-once allows. Pushes are never
+relaxed (a lost push is a lost message), and inside a caller's transaction every
+statement keeps the caller's durability.
+
+Message ids are the rows' ids; an id that is not plain ASCII digits (``"²"``, the
+Arabic-Indic ``"\\u0661"``, ``" 7"``) names no message, whatever ``int()`` would make of
+it. Times come from ``queue.clock``.
 """
 
 from __future__ import annotations
@@ -37,223 +40,270 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
-from toolkit_batteries.core.adapter import OpenContext
-from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
-from toolkit_batteries.core.pools import SQLPoolSettings
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 from ..base import DeadMessage, Message, Queue, to_datetime
 
-__all__ = ["DEFAULT_TABLE", "DBQueue", "check_table_name"]
+if TYPE_CHECKING:
+    from toolkit_batteries.core.adapter import OpenContext
+    from toolkit_batteries.db import Database
 
-#: Table used when the ``table`` option is empty.
-DEFAULT_TABLE = "toolkit_queue_messages"
+__all__ = [
+    "DEAD_LETTERS",
+    "DEFAULT_TABLE",
+    "MESSAGES",
+    "DBQueue",
+    "check_table_name",
+    "parse_id",
+    "purge_dead_letters",
+    "requeue_dead_letters",
+]
+
+#: The live messages' table (:class:`~toolkit_batteries.queue.models.Message`).
+MESSAGES = "toolkit_queue_message"
+#: The dead lists' table (:class:`~toolkit_batteries.queue.models.DeadLetter`).
+DEAD_LETTERS = "toolkit_queue_dead_letter"
+#: The only value the deprecated ``table`` option may still hold.
+DEFAULT_TABLE = MESSAGES
 #: Longest pause between two looks at an empty topic, in seconds.
 MAX_POLL_INTERVAL = 0.1
 #: Ids per statement when requeueing or purging chosen dead messages.
 ID_CHUNK = 500
+#: Largest id a BIGINT column holds.
+MAX_ID = 2**63 - 1
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+_ID = re.compile(r"[0-9]{1,19}")
 
-_SCHEMA = {
-    "postgresql": (
-        """CREATE TABLE IF NOT EXISTS {t} (
-            id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-            topic TEXT NOT NULL,
-            body BYTEA NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            enqueued_at DOUBLE PRECISION NOT NULL,
-            visible_at DOUBLE PRECISION NOT NULL,
-            leased SMALLINT NOT NULL DEFAULT 0,
-            dead_at DOUBLE PRECISION,
-            reason TEXT
-        )"""
-    ),
-    "sqlite": (
-        """CREATE TABLE IF NOT EXISTS {t} (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            topic TEXT NOT NULL,
-            body BLOB NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            enqueued_at REAL NOT NULL,
-            visible_at REAL NOT NULL,
-            leased INTEGER NOT NULL DEFAULT 0,
-            dead_at REAL,
-            reason TEXT
-        )"""
-    ),
-}
-_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS {t}_live ON {t} (topic, visible_at, id) WHERE dead_at IS NULL",
-    "CREATE INDEX IF NOT EXISTS {t}_dead ON {t} (topic, dead_at, id) WHERE dead_at IS NOT NULL",
-)
-
-_CLAIM = """UPDATE {t} SET visible_at = %s, attempts = attempts + 1, leased = 1{relax}
+# A delivery holds its lease until its deadline (visible_at while leased) passes.
+_HOLDS_LEASE = "id = %s AND topic = %s AND attempts = %s AND leased = TRUE AND visible_at > %s"
+_CLAIM = f"""UPDATE {MESSAGES} SET visible_at = %s, attempts = attempts + 1, leased = TRUE{{relax}}
     WHERE id = (
-        SELECT id FROM {t}
-        WHERE topic = %s AND dead_at IS NULL AND visible_at <= %s
-        ORDER BY visible_at, id LIMIT 1{lock}
+        SELECT id FROM {MESSAGES}
+        WHERE topic = %s AND visible_at <= %s
+        ORDER BY visible_at, id LIMIT 1{{lock}}
     )
     RETURNING id, body, attempts, enqueued_at"""
-# PostgreSQL: a one-row FROM / USING item that turns synchronous_commit off for the rest
-# of the transaction. It is evaluated whenever the statement changes a row, so the commit
-# of every change it makes skips the WAL flush, without a round trip of its own.
-_RELAX = " {kw} (SELECT set_config('synchronous_commit', 'off', true)) AS relax"
-# A delivery holds its lease until its deadline (visible_at while leased) passes.
-_HOLDS_LEASE = (
-    "id = %s AND topic = %s AND attempts = %s AND leased = 1 AND dead_at IS NULL "
-    "AND visible_at > %s"
+_PUSH = (
+    f"INSERT INTO {MESSAGES} (topic, body, attempts, enqueued_at, visible_at, leased) "
+    "VALUES (%s, %s, 0, %s, %s, FALSE) RETURNING id"
 )
+_ACK = f"DELETE FROM {MESSAGES}{{using}} WHERE {_HOLDS_LEASE}"
+_NACK = f"UPDATE {MESSAGES} SET visible_at = %s, leased = FALSE{{relax}} WHERE {_HOLDS_LEASE}"
+_DEAD_COLUMNS = "id, topic, body, attempts, enqueued_at, died_at, reason"
+# PostgreSQL moves a message to the dead list in one statement; SQLite in two, inside
+# one write transaction (it has no data-modifying WITH).
+_DEAD_PG = (
+    f"WITH moved AS (DELETE FROM {MESSAGES}{{using}} WHERE {_HOLDS_LEASE} "
+    "RETURNING id, topic, body, attempts, enqueued_at) "
+    f"INSERT INTO {DEAD_LETTERS} ({_DEAD_COLUMNS}) "
+    "SELECT id, topic, body, attempts, enqueued_at, %s, %s FROM moved"
+)
+_DEAD_SQLITE = (
+    f"INSERT INTO {DEAD_LETTERS} ({_DEAD_COLUMNS}) "
+    f"SELECT id, topic, body, attempts, enqueued_at, %s, %s FROM {MESSAGES} "
+    f"WHERE {_HOLDS_LEASE}"
+)
+# PostgreSQL: a one-row FROM / USING item that turns synchronous_commit off for the rest
+# of the (one-statement) transaction, without a round trip of its own.
+_RELAX_ITEM = "(SELECT set_config('synchronous_commit', 'off', true)) AS relax"
 
 
 def check_table_name(name: str, *, instance: str = "default") -> str:
-    """Return the table name to use, refusing anything but a plain SQL identifier."""
-    table = name.strip() or DEFAULT_TABLE
-    if not _IDENTIFIER.match(table):
+    """Return the messages table; refuse a ``table`` option naming any other table.
+
+    The tables are models now (``manage.py migrate`` creates them under fixed names), so
+    the option can no longer move them; it is accepted empty or as the model's name.
+    """
+    table = str(name or "").strip()
+    if table and table != MESSAGES:
         raise InvalidOptionsError(
             "queue",
             "table",
-            "must be a plain SQL identifier (letters, digits, underscores; at most 63)",
+            f"is no longer configurable: the db queue uses the migrated tables {MESSAGES} "
+            f"and {DEAD_LETTERS}; leave it empty",
             instance=instance,
         )
-    return table
+    return MESSAGES
 
 
-def _message_id(message: Message) -> int:
-    try:
-        return int(message.id)
-    except ValueError:
-        return -1  # not one of ours: matches no row
+def parse_id(value: Any) -> int | None:
+    """Return the row id a message id names, or ``None`` when it names no row.
+
+    Only 1 to 19 ASCII digits within BIGINT qualify: ``str.isdigit`` accepts ``"²"``
+    (which ``int`` then refuses) and ``int`` accepts ``"\\u0661"``, ``" 7"`` and ``"1_0"``.
+    """
+    if type(value) is not str or not _ID.fullmatch(value):
+        return None
+    number = int(value)
+    return number if number <= MAX_ID else None
+
+
+def _dead_where(topic: str | None, ids: Sequence[int] | None) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if topic is not None:
+        clauses.append("topic = %s")
+        params.append(topic)
+    if ids is not None:
+        clauses.append(f"id IN ({', '.join(['%s'] * len(ids))})")
+        params.extend(ids)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _chunks(topic: str | None, ids: Iterable[int] | None) -> Iterator[tuple[str, list[Any]]]:
+    """Yield (WHERE clause, params) for all of ``topic``, or ``ids`` in chunks."""
+    if ids is None:
+        yield _dead_where(topic, None)
+        return
+    numbers = list(ids)
+    for start in range(0, len(numbers), ID_CHUNK):
+        yield _dead_where(topic, numbers[start : start + ID_CHUNK])
+
+
+def requeue_dead_letters(
+    database: Database, now: float, *, topic: str | None = None, ids: Iterable[int] | None = None
+) -> int:
+    """Move dead letters (of ``topic``, or those with ``ids``) back to ready; return how many.
+
+    A requeued message keeps its id and starts over (``attempts`` 0), visible at ``now``.
+    Used by :meth:`DBQueue.requeue_dead` and the admin's "requeue" action. On PostgreSQL
+    each chunk is one statement (``DELETE ... RETURNING`` feeding the ``INSERT``), so two
+    concurrent requeues move each letter once.
+    """
+    total = 0
+    insert = (
+        f"INSERT INTO {MESSAGES} (id, topic, body, attempts, enqueued_at, visible_at, leased) "
+        "SELECT id, topic, body, 0, enqueued_at, %s, FALSE FROM "
+    )
+    with database.transaction() as tx:
+        for where, params in _chunks(topic, ids):
+            if database.dialect == "postgresql":
+                total += tx.execute(
+                    f"WITH moved AS (DELETE FROM {DEAD_LETTERS}{where} "
+                    "RETURNING id, topic, body, enqueued_at) " + insert + "moved",
+                    (*params, now),
+                )
+            else:
+                total += tx.execute(insert + DEAD_LETTERS + where, (now, *params))
+                tx.execute(f"DELETE FROM {DEAD_LETTERS}{where}", params)
+    return total
+
+
+def purge_dead_letters(
+    database: Database, *, topic: str | None = None, ids: Iterable[int] | None = None
+) -> int:
+    """Delete dead letters (of ``topic``, or those with ``ids``) for good; return how many."""
+    total = 0
+    with database.transaction() as tx:
+        for where, params in _chunks(topic, ids):
+            total += tx.execute(f"DELETE FROM {DEAD_LETTERS}{where}", params)
+    return total
 
 
 class DBQueue(Queue):
-    """One SQL table of messages, claimed set-based with row locks skipped."""
+    """Messages as rows of a migrated table, claimed set-based with row locks skipped."""
 
     adapter_name = "db"
 
-    def __init__(self, database: Any, options: Any, *, instance: str = "default") -> None:
+    def __init__(self, database: Database, options: Any, *, instance: str = "default") -> None:
         super().__init__(options, instance=instance)
-        #: The :class:`~toolkit_batteries.db.Database` holding the table.
+        #: The :class:`~toolkit_batteries.db.Database` holding the tables.
         self.database = database
         self.table = check_table_name(str(getattr(options, "table", "") or ""), instance=instance)
+        self.dead_table = DEAD_LETTERS
         self.dialect: str = database.dialect
-        t = self.table
-        push = (
-            f"INSERT INTO {t} (topic, body, attempts, enqueued_at, visible_at, leased) "
-            "VALUES (%s, %s, 0, %s, %s, 0) RETURNING id"
-        )
-        #: Statement name -> (plain SQL, relaxed SQL); they differ on PostgreSQL only.
-        self._sql: dict[str, tuple[str, str]] = {"push": (push, push)}
         postgres = self.dialect == "postgresql"
+        lock = "\n        FOR UPDATE SKIP LOCKED" if postgres else ""
+        #: Statement name -> (plain SQL, relaxed SQL); they differ on PostgreSQL only.
+        self._sql: dict[str, tuple[str, str]] = {}
+        self._sql["push"] = (_PUSH, _PUSH)  # never relaxed: a lost push is a lost message
         for name, template in (
-            (
-                "claim",
-                _CLAIM.replace("{lock}", "\n        FOR UPDATE SKIP LOCKED" if postgres else ""),
-            ),
-            ("ack", f"DELETE FROM {{t}}{{relax}} WHERE {_HOLDS_LEASE}"),
-            ("nack", f"UPDATE {{t}} SET visible_at = %s, leased = 0{{relax}} WHERE {_HOLDS_LEASE}"),
-            (
-                "dead",
-                f"UPDATE {{t}} SET dead_at = %s, reason = %s, leased = 0{{relax}} "
-                f"WHERE {_HOLDS_LEASE}",
-            ),
+            ("claim", _CLAIM.replace("{lock}", lock)),
+            ("ack", _ACK),
+            ("nack", _NACK),
+            ("dead", _DEAD_PG if postgres else _DEAD_SQLITE),
         ):
-            keyword = "USING" if name == "ack" else "FROM"
-            relax = _RELAX.format(kw=keyword) if postgres else ""
-            self._sql[name] = (
-                template.format(t=t, relax=""),
-                template.format(t=t, relax=relax),
-            )
+            plain = template.replace("{relax}", "").replace("{using}", "")
+            relaxed = plain
+            if postgres:
+                relaxed = template.replace("{relax}", f" FROM {_RELAX_ITEM}")
+                relaxed = relaxed.replace("{using}", f" USING {_RELAX_ITEM}")
+            self._sql[name] = (plain, relaxed)
         # A local push wakes local pollers at once; other processes are seen by polling.
         self._pushed = threading.Condition()
+        #: psycopg's server-binding cursor, for the prepared hot path (PostgreSQL only).
+        self._prepared_cursor: Any = None
+        if postgres:
+            import psycopg
+
+            self._prepared_cursor = psycopg.Cursor
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBQueue:
-        """Open (or borrow) the database, then create the table and its indexes."""
-        from toolkit_batteries.db.base import Database
+        """Reach the database (borrowed or by ``dsn``); refuse it without the tables."""
+        from toolkit_batteries.db import database_for, require_tables
 
-        options = ctx.options
-        table = check_table_name(str(options.table or ""), instance=ctx.instance)
-        dsn = str(options.dsn or "").strip()
-        if dsn:
-            pool = ctx.pools.sql(
-                ctx.service,
-                dsn,
-                SQLPoolSettings(),
-                instance=ctx.instance,
-                dedicated=bool(options.dedicated_pool),
-            )
-            database = Database(pool, instance=ctx.instance)
-        else:
-            database = ctx.container.db()
-        queue = cls(database, options, instance=ctx.instance)
-        queue._create_table(table)
-        return queue
+        from ..models import DeadLetter
+        from ..models import Message as MessageRow
 
-    def _create_table(self, table: str) -> None:
-        statements = [_SCHEMA[self.dialect].format(t=table)]
-        statements += [sql.format(t=table) for sql in _INDEXES]
-        try:
-            with self.database.transaction() as tx:
-                if self.dialect == "postgresql":
-                    # Two processes creating the table at once would race on the catalog.
-                    tx.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (table,))
-                for sql in statements:
-                    tx.execute(sql)
-        except ServiceUnavailableError:
-            raise
-        except self.database.driver.Error as exc:
-            raise ServiceUnavailableError(
-                "queue",
-                f"cannot create the queue table ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
+        check_table_name(str(ctx.options.table or ""), instance=ctx.instance)
+        database = database_for(ctx)
+        database.drop_if_broken(probe=True)
+        require_tables(database, MessageRow, DeadLetter, service=ctx.service, instance=ctx.instance)
+        return cls(database, ctx.options, instance=ctx.instance)
 
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
+    def _guard(self) -> AbstractContextManager[None]:
         """Turn a lost or refused database connection into ServiceUnavailableError."""
-        driver = self.database.driver
-        try:
-            yield
-        except (driver.OperationalError, driver.InterfaceError) as exc:
-            raise ServiceUnavailableError(
-                "queue", f"the database failed ({type(exc).__name__})", instance=self.instance
-            ) from None
+        return self.database.unavailable("queue", self.instance, "use the queue's tables")
 
     def _one(self, name: str, params: Sequence[Any], *, fetch: bool = False) -> Any:
-        """Run statement ``name`` alone in a transaction; return its row or row count.
+        """Run statement ``name`` (one statement, its own transaction unless in one).
 
-        PostgreSQL, in a transaction of our own: the statement runs in autocommit mode on
-        the connection we hold, one round trip instead of three (BEGIN, statement,
-        COMMIT), and claims and settlements use their relaxed form, whose commit skips
-        the WAL flush (``synchronous_commit`` off for that statement only): losing one in
-        a database crash only means the message is delivered again, which at-least-once
-        allows. Pushes are never relaxed (a lost push is a lost message). Inside a
-        caller's transaction (``db.transaction()``) the statement joins it, with the
-        caller's durability. SQLite runs it in ``BEGIN IMMEDIATE``.
+        Inside the caller's ``atomic`` block it joins that transaction through Django's
+        cursor. Outside one, Django's connection is in autocommit mode, so the statement
+        commits by itself in one round trip, in its relaxed form; on PostgreSQL it then
+        runs as a prepared statement on the same connection (Django binds parameters
+        client-side and never prepares, which costs the workers a third of their
+        throughput), its errors still translated by Django.
         """
         plain, relaxed = self._sql[name]
-        with self._guard(), self.database.transaction() as tx:
-            if tx.depth > 1 or self.dialect != "postgresql":
-                return tx.fetch_one(plain, params) if fetch else tx.execute(plain, params)
-            connection = tx.connection
-            connection.autocommit = True  # idle: nothing ran yet in this transaction
-            try:
-                return tx.fetch_one(relaxed, params) if fetch else tx.execute(relaxed, params)
-            finally:
-                connection.autocommit = False
+        database = self.database
+        conn = database.django_connection
+        with self._guard():
+            if conn.in_atomic_block:
+                return (
+                    database.fetch_one(plain, params) if fetch else database.execute(plain, params)
+                )
+            if self._prepared_cursor is None:
+                return (
+                    database.fetch_one(relaxed, params)
+                    if fetch
+                    else database.execute(relaxed, params)
+                )
+            if conn.connection is None:
+                conn.ensure_connection()
+            with conn.wrap_database_errors, self._prepared_cursor(conn.connection) as cursor:
+                cursor.execute(relaxed, params, prepare=True)
+                return cursor.fetchone() if fetch else cursor.rowcount
 
     # ------------------------------------------------------------------ operations
+
+    def _wake(self, everyone: bool = False) -> None:
+        with self._pushed:
+            if everyone:
+                self._pushed.notify_all()
+            else:
+                self._pushed.notify()
 
     def _push(self, topic: str, body: bytes, delay: float) -> str:
         now = self.clock()
         (message_id,) = self._one("push", (topic, body, now, now + delay), fetch=True)
         if delay <= 0:
-            with self._pushed:
-                self._pushed.notify()
+            self._wake()
         return str(message_id)
 
     def _push_many(self, topic: str, bodies: list[bytes], delay: float) -> list[str]:
@@ -262,10 +312,10 @@ class DBQueue(Queue):
         with self._guard(), self.database.transaction() as tx:  # one commit for them all
             for start in range(0, len(bodies), ID_CHUNK):
                 chunk = bodies[start : start + ID_CHUNK]
-                rows = ", ".join(["(%s, %s, 0, %s, %s, 0)"] * len(chunk))
+                rows = ", ".join(["(%s, %s, 0, %s, %s, FALSE)"] * len(chunk))
                 params = [v for body in chunk for v in (topic, body, now, now + delay)]
                 found = tx.fetch_all(
-                    f"INSERT INTO {self.table} "
+                    f"INSERT INTO {MESSAGES} "
                     "(topic, body, attempts, enqueued_at, visible_at, leased) "
                     f"VALUES {rows} RETURNING id",
                     params,
@@ -273,14 +323,12 @@ class DBQueue(Queue):
                 # Ids are drawn row by row in VALUES order; RETURNING order is not promised.
                 ids.extend(sorted(int(row[0]) for row in found))
         if delay <= 0:
-            with self._pushed:
-                self._pushed.notify_all()
+            self._wake(everyone=True)
         return [str(message_id) for message_id in ids]
 
     def _claim(self, topic: str, lease: float) -> Message | None:
         now = self.clock()
-        params = (now + lease, topic, now)
-        row = self._one("claim", params, fetch=True)
+        row = self._one("claim", (now + lease, topic, now), fetch=True)
         if row is None:
             return None
         message_id, body, attempts, enqueued_at = row
@@ -301,29 +349,43 @@ class DBQueue(Queue):
                 self._pushed.wait(min(interval, remaining))
             interval = min(interval * 2, MAX_POLL_INTERVAL)
 
+    def _lease(self, message: Message, now: float) -> tuple[Any, ...] | None:
+        """Return the parameters matching this delivery's row, or None if it names none."""
+        number = parse_id(message.id)
+        return None if number is None else (number, message.topic, message.attempts, now)
+
     def _ack(self, message: Message) -> bool:
-        params = (_message_id(message), message.topic, message.attempts, self.clock())
-        return self._one("ack", params) == 1
+        lease = self._lease(message, self.clock())
+        return lease is not None and self._one("ack", lease) == 1
 
     def _nack(self, message: Message, delay: float) -> bool:
         now = self.clock()
-        params = (now + delay, _message_id(message), message.topic, message.attempts, now)
-        changed = self._one("nack", params) == 1
+        lease = self._lease(message, now)
+        if lease is None:
+            return False
+        changed = self._one("nack", (now + delay, *lease)) == 1
         if changed and delay <= 0:
-            with self._pushed:
-                self._pushed.notify()
+            self._wake()
         return changed
 
     def _dead(self, message: Message, reason: str) -> bool:
         now = self.clock()
-        params = (now, reason, _message_id(message), message.topic, message.attempts, now)
-        return self._one("dead", params) == 1
+        lease = self._lease(message, now)
+        if lease is None:
+            return False
+        if self.dialect == "postgresql":
+            return self._one("dead", (*lease, now, reason)) == 1
+        with self._guard(), self.database.transaction() as tx:
+            if tx.execute(self._sql["dead"][0], (now, reason, *lease)) != 1:
+                return False
+            tx.execute(f"DELETE FROM {MESSAGES} WHERE id = %s", (lease[0],))
+        return True
 
     def _dead_messages(self, topic: str, limit: int) -> list[DeadMessage]:
         with self._guard():
             rows = self.database.fetch_all(
-                f"SELECT id, body, attempts, enqueued_at, reason, dead_at FROM {self.table} "
-                "WHERE topic = %s AND dead_at IS NOT NULL ORDER BY dead_at, id LIMIT %s",
+                f"SELECT id, body, attempts, enqueued_at, reason, died_at FROM {DEAD_LETTERS} "
+                "WHERE topic = %s ORDER BY died_at, id LIMIT %s",
                 (topic, limit),
             )
         return [
@@ -339,57 +401,42 @@ class DBQueue(Queue):
             for message_id, body, attempts, enqueued_at, reason, died in rows
         ]
 
-    def _on_dead(self, topic: str, ids: list[str] | None, action: str, *head: Any) -> int:
-        """Run ``action`` (``SET ...`` or ``DELETE``) on dead rows: all, or ``ids`` in chunks."""
-        where = "topic = %s AND dead_at IS NOT NULL"
-        statement = (
-            f"DELETE FROM {self.table} WHERE {where}"
-            if action == "DELETE"
-            else f"UPDATE {self.table} {action} WHERE {where}"
-        )
+    @staticmethod
+    def _row_ids(ids: list[str] | None) -> list[int] | None:
         if ids is None:
-            with self._guard():
-                return self.database.execute(statement, (*head, topic))
-        numbers = [int(i) for i in ids if i.isdigit()]
-        total = 0
-        for start in range(0, len(numbers), ID_CHUNK):
-            chunk = numbers[start : start + ID_CHUNK]
-            marks = ", ".join(["%s"] * len(chunk))
-            with self._guard():
-                total += self.database.execute(
-                    f"{statement} AND id IN ({marks})", (*head, topic, *chunk)
-                )
-        return total
+            return None
+        return [number for number in map(parse_id, ids) if number is not None]
 
     def _requeue_dead(self, topic: str, ids: list[str] | None) -> int:
-        changed = self._on_dead(
-            topic,
-            ids,
-            "SET dead_at = NULL, reason = NULL, attempts = 0, leased = 0, visible_at = %s",
-            self.clock(),
-        )
+        numbers = self._row_ids(ids)
+        if numbers == []:
+            return 0
+        with self._guard():
+            changed = requeue_dead_letters(self.database, self.clock(), topic=topic, ids=numbers)
         if changed:
-            with self._pushed:
-                self._pushed.notify_all()
+            self._wake(everyone=True)
         return changed
 
     def _purge_dead(self, topic: str, ids: list[str] | None) -> int:
-        return self._on_dead(topic, ids, "DELETE")
+        numbers = self._row_ids(ids)
+        if numbers == []:
+            return 0
+        with self._guard():
+            return purge_dead_letters(self.database, topic=topic, ids=numbers)
 
     def _size(self, topic: str) -> int:
         with self._guard():
             return int(
                 self.database.fetch_value(
-                    f"SELECT count(*) FROM {self.table} WHERE topic = %s AND dead_at IS NULL "
-                    "AND (leased = 0 OR visible_at <= %s)",
+                    f"SELECT count(*) FROM {MESSAGES} WHERE topic = %s "
+                    "AND (leased = FALSE OR visible_at <= %s)",
                     (topic, self.clock()),
                 )
             )
 
     def _close(self) -> None:
-        with self._pushed:
-            self._pushed.notify_all()
+        self._wake(everyone=True)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
-        return f"<DBQueue queue.{self.instance} {self.dialect} {self.table} {state}>"
+        return f"<DBQueue queue.{self.instance} {self.dialect} {self.database.alias} {state}>"

@@ -12,11 +12,17 @@
     # python manage.py queue_work --queue emails --concurrency 4
 
 Which dispatcher runs the call is the ``TOOLKIT_JOBS["dispatcher"]`` setting: the
-toolkit ``queue`` service (default) or Celery. Only the standard library is imported
-here; Celery loads when the Celery dispatcher is first used.
+toolkit ``queue`` service (default) or Celery. Django's ``TASKS`` slot (the
+``django-tasks`` backport) is derived with ``TASKS = django_task_settings(TOOLKIT)``:
+``@task`` from ``django_tasks`` then enqueues onto the same queue and the same worker
+runs it (:class:`~toolkit_batteries.queue.jobs.backend.QueueBackend`). Only the standard
+library is imported here; ``django_tasks`` loads when a task is first enqueued or run,
+Celery when the Celery dispatcher is first used.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from .backoff import backoff_delay, max_attempts, retry_policy
 from .dispatch import (
@@ -33,6 +39,7 @@ from .dispatch import (
 from .payload import Call, PayloadError
 from .registry import Job, JobRegistry, UnknownJobError, job, registry
 from .settings import JobsConfigurationError, JobsSettings, load_jobs_settings
+from .slot import django_task_settings, task_entry
 from .worker import Worker, WorkerStats
 
 __all__ = [
@@ -44,13 +51,16 @@ __all__ = [
     "JobsConfigurationError",
     "JobsSettings",
     "PayloadError",
+    "QueueBackend",
     "QueueDispatcher",
+    "ToolkitTask",
     "UnknownJobError",
     "Worker",
     "WorkerStats",
     "backoff_delay",
     "dispatch",
     "dispatcher",
+    "django_task_settings",
     "import_job_modules",
     "job",
     "jobs_settings",
@@ -59,5 +69,15 @@ __all__ = [
     "registry",
     "reset_dispatchers",
     "retry_policy",
+    "task_entry",
     "topic_for",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``QueueBackend`` / ``ToolkitTask`` (and ``django_tasks``) on first use only."""
+    if name in ("QueueBackend", "ToolkitTask"):
+        from . import backend
+
+        return getattr(backend, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

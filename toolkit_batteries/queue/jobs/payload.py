@@ -1,6 +1,8 @@
 """The wire format of a dispatched job: one small JSON object.
 
-``{"v": 1, "job": "<name>", "args": [...], "kwargs": {...}}``, UTF-8 encoded. Arguments
+``{"v": 1, "job": "<name>", "args": [...], "kwargs": {...}}``, UTF-8 encoded; a call of a
+``django_tasks`` task (``task.enqueue``) adds ``"task": 1`` and names the task by its
+module path, which the worker imports (only a ``Task`` object found there runs). Arguments
 must be JSON values (numbers, strings, booleans, null, lists, objects with string
 keys); anything else fails at dispatch, in the caller, rather than on the worker.
 """
@@ -28,11 +30,23 @@ class Call:
     name: str
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
+    #: ``True`` for a ``django_tasks`` task: ``name`` is its module path.
+    task: bool = False
 
 
-def encode(name: str, args: Sequence[Any] = (), kwargs: Mapping[str, Any] | None = None) -> bytes:
+def encode(
+    name: str,
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    task: bool = False,
+) -> bytes:
     """Return the message body for calling job ``name``; ``TypeError`` for non-JSON args."""
-    document = {"v": VERSION, "job": name, "args": list(args), "kwargs": dict(kwargs or {})}
+    document: dict[str, Any] = {"v": VERSION, "job": name}
+    if task:
+        document["task"] = 1
+    document["args"] = list(args)
+    document["kwargs"] = dict(kwargs or {})
     try:
         return json.dumps(document, separators=(",", ":"), allow_nan=False).encode()
     except (TypeError, ValueError) as exc:
@@ -55,4 +69,4 @@ def decode(body: bytes) -> Call:
         raise PayloadError('the body has no "job" name')
     if not isinstance(args, list) or not isinstance(kwargs, dict):
         raise PayloadError('"args" must be a list and "kwargs" an object')
-    return Call(name, tuple(args), kwargs)
+    return Call(name, tuple(args), kwargs, bool(document.get("task")))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from toolkit_batteries.core.groups import RetryPolicy
@@ -47,13 +47,37 @@ class UnknownJobError(LookupError):
 
 
 class Job:
-    """A registered function: call it to run it now, ``dispatch`` it to run it on a worker."""
+    """A registered function: call it to run it now, ``dispatch`` it to run it on a worker.
 
-    def __init__(self, func: Callable[..., Any], name: str, queue: str, retry: RetryPolicy):
+    A job is also a django_tasks ``Task`` by behaviour: ``enqueue`` / ``aenqueue`` return a
+    ``TaskResult`` (through the ``TASKS`` alias of the toolkit backend on the jobs' queue
+    instance, or Celery when that is the dispatcher), ``using(queue_name=...,
+    run_after=..., backend=...)`` returns a modified copy, ``call`` / ``acall`` run it
+    now, and ``queue_name``, ``priority``, ``run_after``, ``takes_context``, ``backend``
+    and ``module_path`` read as on a ``Task``. It is not a ``Task`` subclass, so defining
+    a job never imports ``django_tasks`` (slow) nor needs ``TASKS`` at import time.
+    """
+
+    priority = 0
+    takes_context = False
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        name: str,
+        queue: str,
+        retry: RetryPolicy,
+        *,
+        run_after: datetime | None = None,
+        backend: str | None = None,
+    ):
         self.func = func
         self.name = name
         self.queue = queue
         self.retry = retry
+        #: The earliest this call may run (``using(run_after=...)``); ``None``: at once.
+        self.run_after = run_after
+        self._backend = backend
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
         self.__module__ = func.__module__
@@ -68,13 +92,113 @@ class Job:
         """Send the job to the process's dispatcher; return the message (or task) id."""
         from .dispatch import dispatcher
 
-        return dispatcher().dispatch(self, args, kwargs)
+        return dispatcher().dispatch(self, args, kwargs, delay=self._delay())
 
     def dispatch_in(self, delay: float | timedelta, *args: Any, **kwargs: Any) -> str:
         """Send the job to run no earlier than ``delay`` (seconds or a timedelta) from now."""
         from .dispatch import dispatcher
 
         return dispatcher().dispatch(self, args, kwargs, delay=delay)
+
+    # ------------------------------------------------------------------ the Task surface
+
+    @property
+    def queue_name(self) -> str:
+        """The job queue (django_tasks' name for :attr:`queue`)."""
+        return self.queue
+
+    @property
+    def module_path(self) -> str:
+        """The function's dotted path, as ``Task.module_path``."""
+        return f"{self.func.__module__}.{self.func.__qualname__}"
+
+    @property
+    def backend(self) -> str:
+        """The ``TASKS`` alias ``enqueue`` uses: the toolkit backend on the jobs' queue."""
+        if self._backend is not None:
+            return self._backend
+        from django_tasks import task_backends
+
+        from .dispatch import jobs_settings
+        from .slot import backend_alias
+
+        return backend_alias(task_backends, jobs_settings().queue_instance)
+
+    def get_backend(self) -> Any:
+        """Return the django_tasks backend of :attr:`backend`."""
+        from django_tasks import task_backends
+
+        return task_backends[self.backend]
+
+    def using(
+        self,
+        *,
+        priority: int | None = None,
+        queue_name: str | None = None,
+        run_after: datetime | None = None,
+        backend: str | None = None,
+    ) -> Job:
+        """Return a copy with other defaults (not registered: the worker finds it by name)."""
+        if queue_name is not None and (
+            not isinstance(queue_name, str) or not _QUEUE_NAME.match(queue_name)
+        ):
+            raise ValueError(
+                f'job "{self.name}": queue must be 1 to 100 letters, digits, "_", "." or "-"'
+            )
+        copy = Job(
+            self.func,
+            self.name,
+            queue_name or self.queue,
+            self.retry,
+            run_after=run_after if run_after is not None else self.run_after,
+            backend=backend if backend is not None else self._backend,
+        )
+        if priority is not None:
+            copy.priority = priority
+        return copy
+
+    def enqueue(self, *args: Any, **kwargs: Any) -> Any:
+        """Queue the call as django_tasks does; return its ``TaskResult`` (status READY).
+
+        On the queue dispatcher this is the ``TASKS`` backend's ``enqueue``; with
+        ``TOOLKIT_JOBS["dispatcher"] = "celery"`` the call goes to Celery (as
+        :meth:`dispatch`), and the result's id is the Celery task id.
+        """
+        from .dispatch import dispatcher, jobs_settings
+
+        if self._backend is None and jobs_settings().dispatcher == "celery":
+            from .backend import task_result
+
+            task_id = dispatcher().dispatch(self, args, kwargs, delay=self._delay())
+            return task_result(self, task_id, args, kwargs, "celery")
+        return self.get_backend().enqueue(self, args, kwargs)
+
+    async def aenqueue(self, *args: Any, **kwargs: Any) -> Any:
+        """See :meth:`enqueue`."""
+        from asgiref.sync import sync_to_async
+
+        return await sync_to_async(self.enqueue, thread_sensitive=True)(*args, **kwargs)
+
+    def get_result(self, result_id: str) -> Any:
+        """Ask the backend for a result (the toolkit's queue keeps none: NotImplementedError)."""
+        return self.get_backend().get_result(result_id)
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the job now, in this process (``Task.call``)."""
+        return self.func(*args, **kwargs)
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the job now from async code (``Task.acall``)."""
+        from asgiref.sync import sync_to_async
+
+        return await sync_to_async(self.func)(*args, **kwargs)
+
+    def _delay(self) -> float | None:
+        if self.run_after is None:
+            return None
+        import time
+
+        return max(0.0, self.run_after.timestamp() - time.time())
 
     def __repr__(self) -> str:
         return f"<Job {self.name} queue={self.queue}>"

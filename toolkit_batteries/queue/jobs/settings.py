@@ -18,7 +18,9 @@ The environment overlays the setting one key at a time, as it does for ``TOOLKIT
 ``TOOLKIT_JOBS__DISPATCHER``, ``TOOLKIT_JOBS__QUEUE_INSTANCE``, ``TOOLKIT_JOBS__IMPORTS``
 (comma-separated), ``TOOLKIT_JOBS__AUTODISCOVER``, ``TOOLKIT_JOBS__BROKER_URL`` and
 ``TOOLKIT_JOBS__RESULT_BACKEND``. Errors name the key, never the value; the broker and
-backend URLs are secrets (they carry passwords) and never appear in ``repr``.
+backend URLs are secrets (they carry passwords) and never appear in ``repr``. The setting
+is read by the decoder of every setting beside ``TOOLKIT``
+(:mod:`toolkit_batteries.core.sidesettings`, ``docs/settings.md``).
 """
 
 from __future__ import annotations
@@ -28,33 +30,43 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit_batteries.core.errors import ConfigurationError, did_you_mean
+from toolkit_batteries.core.options import option, options_class
 from toolkit_batteries.core.redaction import redact_string
+from toolkit_batteries.core.sidesettings import SideSetting, SideSettingError, read_side_setting
 
 __all__ = ["DISPATCHERS", "JobsConfigurationError", "JobsSettings", "load_jobs_settings"]
 
 #: The dispatcher names ``TOOLKIT_JOBS["dispatcher"]`` accepts.
 DISPATCHERS = ("queue", "celery")
-ENV_PREFIX = "TOOLKIT_JOBS__"
-_KEYS = (
-    "dispatcher",
-    "queue_instance",
-    "imports",
-    "autodiscover",
-    "broker_url",
-    "result_backend",
-    "celery",
-)
 
 
-class JobsConfigurationError(ConfigurationError):
+class JobsConfigurationError(SideSettingError):
     """``TOOLKIT_JOBS`` (or a ``TOOLKIT_JOBS__*`` variable) is wrong."""
 
     code = "invalid_configuration"
 
-    def __init__(self, key: str, reason: str) -> None:
-        self.key = key
-        super().__init__(f'TOOLKIT_JOBS: "{key}" {reason}')
+    def __init__(
+        self, key: str, reason: str, *, setting: str = "TOOLKIT_JOBS", source: str = ""
+    ) -> None:
+        super().__init__(key, reason, setting=setting, source=source)
+
+
+@options_class
+class JobsOptions:
+    """The keys of ``TOOLKIT_JOBS`` the decoder reads (``celery`` is passed through)."""
+
+    dispatcher: str = option("queue", choices=DISPATCHERS, doc="who runs jobs")
+    queue_instance: str = option("default", doc='queue service instance ("queue")')
+    imports: tuple[str, ...] = option([], doc="job modules besides every app's jobs.py")
+    autodiscover: bool = option(True, doc="import <app>.jobs of every installed app")
+    broker_url: str = option("", secret=True, doc='Celery broker URL ("celery")')
+    result_backend: str = option("", secret=True, doc="optional Celery result backend")
+
+
+#: ``TOOLKIT_JOBS``, read by the one decoder of settings beside ``TOOLKIT``.
+SETTING = SideSetting(
+    "TOOLKIT_JOBS", JobsOptions, doc="which dispatcher runs jobs", error=JobsConfigurationError
+)
 
 
 @dataclass(frozen=True)
@@ -79,61 +91,32 @@ class JobsSettings:
         return ", ".join(parts)
 
 
-def _bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
-        return True
-    if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off", ""):
-        return False
-    raise JobsConfigurationError(key, "must be a boolean")
-
-
-def _strings(key: str, value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return tuple(item.strip() for item in value.split(",") if item.strip())
-    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
-        return tuple(value)
-    raise JobsConfigurationError(key, "must be a list of module paths")
-
-
 def load_jobs_settings(
     raw: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
 ) -> JobsSettings:
     """Resolve ``raw`` (``settings.TOOLKIT_JOBS``) and ``environ`` (``os.environ``)."""
     if raw is not None and not isinstance(raw, Mapping):
-        raise JobsConfigurationError("TOOLKIT_JOBS", "must be a dict")
-    raw = dict(raw or {})
-    environ = os.environ if environ is None else environ
-    merged: dict[str, Any] = {}
-    for key, value in raw.items():
-        name = str(key).lower()
-        if name not in _KEYS:
-            raise JobsConfigurationError(str(key), f"is not a known key{did_you_mean(name, _KEYS)}")
-        merged[name] = value
-    for variable, value in environ.items():
-        if variable.upper().startswith(ENV_PREFIX):
-            name = variable[len(ENV_PREFIX) :].lower()
-            if name in _KEYS and name != "celery" and value != "":
-                merged[name] = value
-    dispatcher = str(merged.get("dispatcher") or "queue").strip().lower()
-    if dispatcher not in DISPATCHERS:
-        raise JobsConfigurationError("dispatcher", 'must be "queue" or "celery"')
-    celery = merged.get("celery") or {}
+        raise JobsConfigurationError("", "must be a dict")
+    given = dict(raw or {})
+    # Celery's own settings (any lower-case Celery key) are passed through verbatim.
+    celery = next((given.pop(k) for k in list(given) if str(k).lower() == "celery"), None) or {}
     if not isinstance(celery, Mapping):
         raise JobsConfigurationError("celery", "must be a dict of Celery settings")
-    for setting in ("broker_url", "result_backend", "queue_instance"):
-        if not isinstance(merged.get(setting, ""), str):
-            raise JobsConfigurationError(setting, "must be a string")
+    if isinstance(given.get("dispatcher"), str):
+        given["dispatcher"] = given["dispatcher"].strip().lower()
+    environ = dict(os.environ if environ is None else environ)
+    for variable in [v for v in environ if v.upper() == "TOOLKIT_JOBS__DISPATCHER"]:
+        environ[variable] = environ[variable].strip().lower()  # "Celery" names "celery"
+    conf = read_side_setting(SETTING, given, environ)
     result = JobsSettings(
-        dispatcher=dispatcher,
-        queue_instance=str(merged.get("queue_instance") or "default").strip(),
-        imports=_strings("imports", merged.get("imports") or ()),
-        autodiscover=_bool("autodiscover", merged.get("autodiscover", True)),
-        broker_url=str(merged.get("broker_url") or "").strip(),
-        result_backend=str(merged.get("result_backend") or "").strip(),
+        dispatcher=conf.dispatcher,
+        queue_instance=conf.queue_instance.strip() or "default",
+        imports=conf.imports,
+        autodiscover=conf.autodiscover,
+        broker_url=conf.broker_url.strip(),
+        result_backend=conf.result_backend.strip(),
         celery=dict(celery),
     )
-    if dispatcher == "celery" and not result.broker_url:
+    if result.dispatcher == "celery" and not result.broker_url:
         raise JobsConfigurationError("broker_url", 'is required when the dispatcher is "celery"')
     return result

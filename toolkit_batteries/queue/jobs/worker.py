@@ -23,22 +23,25 @@ the worker.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
 from toolkit_batteries.core.errors import ServiceUnavailableError
+from toolkit_batteries.core.groups import RetryPolicy
 from toolkit_batteries.core.redaction import redact_string
 
 from ..base import Message, Queue, QueueClosedError
 from .backoff import backoff_delay, max_attempts
 from .dispatch import topic_for
-from .payload import PayloadError, decode
+from .payload import Call, PayloadError, decode
 from .registry import JobRegistry, registry
 
 __all__ = ["Worker", "WorkerStats"]
@@ -111,6 +114,8 @@ class Worker:
         self.poll_timeout = queue.poll_timeout if poll_timeout is None else poll_timeout
         self.rng = rng or random.Random()
         self.name = name
+        #: Identifies this worker in a task's ``TaskResult.worker_ids``.
+        self.worker_id = f"{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.stats = WorkerStats()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -269,6 +274,8 @@ class Worker:
             call = decode(message.body)
         except PayloadError as exc:
             return self._bury(message, f"malformed job message: {exc}")
+        if call.task:
+            return self._handle_task(message, call)
         job = self.jobs.get(call.name)
         if job is None:
             return self._bury(message, f'unknown job "{call.name}"')
@@ -276,34 +283,98 @@ class Worker:
         try:
             job.func(*call.args, **call.kwargs)
         except Exception as exc:
-            reason = redact_string(f"{type(exc).__name__}: {exc}")
-            allowed = max_attempts(job.retry)
-            if message.attempts >= allowed:
-                logger.error(
-                    "job %s failed on its last attempt (%d of %d): %s",
-                    job.name,
-                    message.attempts,
-                    allowed,
-                    reason,
+            return self._failed(message, job.name, job.retry, exc)
+        return self._succeeded(message, job.name, started)
+
+    def _handle_task(self, message: Message, call: Call) -> str:
+        """Run a ``django_tasks`` task call (``task.enqueue`` through ``QueueBackend``).
+
+        The task is imported by its module path (only a ``Task`` object runs), gets a
+        ``TaskContext`` when it takes one, and Django's ``task_started`` /
+        ``task_finished`` signals fire around it; retries follow :func:`retry_for`.
+        """
+        from django.utils import timezone
+        from django_tasks import TaskResultStatus
+        from django_tasks.base import TaskContext, TaskError
+        from django_tasks.signals import task_finished, task_started
+        from django_tasks.utils import get_exception_traceback, get_module_path
+
+        from .backend import QueueBackend, resolve_task, retry_for, task_result
+
+        task = resolve_task(call.name)
+        if task is None:
+            return self._bury(message, f'unknown task "{call.name}"')
+        result = task_result(
+            task,
+            message.id,
+            call.args,
+            call.kwargs,
+            task.backend,
+            status=TaskResultStatus.RUNNING,
+            attempts=message.attempts,
+            worker_id=self.worker_id,
+        )
+        now = timezone.now()
+        for name in ("enqueued_at", "started_at", "last_attempted_at"):
+            object.__setattr__(result, name, message.enqueued_at if name == "enqueued_at" else now)
+        task_started.send(QueueBackend, task_result=result)
+        started = time.monotonic()
+        try:
+            if task.takes_context:
+                task.call(TaskContext(task_result=result), *call.args, **call.kwargs)
+            else:
+                task.call(*call.args, **call.kwargs)
+        except Exception as exc:
+            result.errors.append(
+                TaskError(
+                    exception_class_path=get_module_path(type(exc)),
+                    traceback=get_exception_traceback(exc),
                 )
-                return self._bury(message, reason)
-            delay = backoff_delay(job.retry, message.attempts, self.rng)
-            logger.warning(
-                "job %s failed (attempt %d of %d), retrying in %.3fs: %s",
-                job.name,
+            )
+            object.__setattr__(result, "status", TaskResultStatus.FAILED)
+            object.__setattr__(result, "finished_at", timezone.now())
+            outcome = self._failed(message, call.name, retry_for(task), exc)
+            task_finished.send(QueueBackend, task_result=result)
+            return outcome
+        object.__setattr__(result, "status", TaskResultStatus.SUCCESSFUL)
+        object.__setattr__(result, "finished_at", timezone.now())
+        outcome = self._succeeded(message, call.name, started)
+        task_finished.send(QueueBackend, task_result=result)
+        return outcome
+
+    def _failed(self, message: Message, name: str, policy: RetryPolicy, exc: Exception) -> str:
+        """Nack a failed attempt with the policy's delay, or bury the last one."""
+        reason = redact_string(f"{type(exc).__name__}: {exc}")
+        allowed = max_attempts(policy)
+        if message.attempts >= allowed:
+            logger.error(
+                "job %s failed on its last attempt (%d of %d): %s",
+                name,
                 message.attempts,
                 allowed,
-                delay,
                 reason,
             )
-            self._settle(self.queue.nack, message, delay)
-            self.stats.add("retried")
-            return "retried"
+            return self._bury(message, reason)
+        delay = backoff_delay(policy, message.attempts, self.rng)
+        logger.warning(
+            "job %s failed (attempt %d of %d), retrying in %.3fs: %s",
+            name,
+            message.attempts,
+            allowed,
+            delay,
+            reason,
+        )
+        self._settle(self.queue.nack, message, delay)
+        self.stats.add("retried")
+        return "retried"
+
+    def _succeeded(self, message: Message, name: str, started: float) -> str:
+        """Acknowledge a finished call; count a lost lease (the call may run again)."""
         if self._settle(self.queue.ack, message) is False:
             self.stats.add("lost_leases")
             logger.warning(
                 "job %s finished after its message's lease expired (%.1fs); it may run again",
-                job.name,
+                name,
                 time.monotonic() - started,
             )
         self.stats.add("succeeded")

@@ -13,7 +13,11 @@ sharing the buckets must use the same clock.
 Keys are ``<kvserver.prefix>ratelimit:<key>``: a hash with the tokens and the refill
 time in milliseconds. Each write sets ``PEXPIRE`` to ``idle_ttl`` (never less than the
 time an empty bucket takes to refill), so idle buckets disappear on the server's own
-schedule and ``sweep_interval`` / ``max_entries`` do not apply.
+schedule and ``sweep_interval`` / ``max_entries`` do not apply. Keys over 200 characters
+are stored as a prefix plus their SHA-256 (:func:`~toolkit_batteries.ratelimit.base.bounded_key`).
+Give the buckets a server whose ``maxmemory-policy`` is ``noeviction``: every bucket has
+an expiry, so ``allkeys-*`` and ``volatile-*`` policies alike may push an exhausted bucket
+out under the memory pressure a flood of keys creates, and it would come back full.
 
 A server that cannot be reached raises :class:`ServiceUnavailableError` after the
 client's bounded connect and socket timeouts (5 s and 3 s; a refused connection fails at
@@ -34,6 +38,7 @@ from toolkit_batteries.ratelimit.base import (
     Limits,
     RateLimiter,
     RateLimiterClosedError,
+    bounded_key,
     check_cost,
     limits_from_options,
 )
@@ -135,7 +140,7 @@ class KVServerRateLimiter(RateLimiter):
             raise RateLimiterClosedError(self.instance)
         now = "" if self._clock is None else repr(self._clock() * 1000)
         args = (*self._args, cost, self._ttl, now)
-        name = self._prefix + key
+        name = self._prefix + bounded_key(key)
         try:
             try:
                 allowed, tokens, retry_ms = self._client.evalsha(SCRIPT_SHA, 1, name, *args)
@@ -154,7 +159,7 @@ class KVServerRateLimiter(RateLimiter):
         if self._closed:
             raise RateLimiterClosedError(self.instance)
         try:
-            self._client.delete(self._prefix + key)
+            self._client.delete(self._prefix + bounded_key(key))
         except _UNREACHABLE as exc:
             raise self._unavailable() from exc
 

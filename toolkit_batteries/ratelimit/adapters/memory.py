@@ -6,6 +6,15 @@ next call also drops the buckets idle for ``idle_ttl`` (never before they would 
 again), walking from the old end and stopping at the first live one, so a sweep costs
 only what it removes. No background thread runs.
 
+**Eviction forgives nothing.** An evicted bucket that was not full yet leaves its debt
+in a fixed table of "full again at" times (one float per cell, at most 65,536 cells),
+indexed by the key's hash; a new bucket starts from what its cell says instead of full.
+So an attacker who exhausted a bucket (five login guesses) and then sends a thousand
+junk keys to push it out finds it exactly as empty as it would have been. Keys sharing
+a cell only ever start *emptier* than they should (for at most ``burst / rate``
+seconds), never fuller. Keys are bounded (:func:`~toolkit_batteries.ratelimit.base.bounded_key`),
+so ``max_entries`` bounds the memory too.
+
 Each process has its own buckets: behind N worker processes a client gets N times the
 limit. Use ``kvserver`` to share one budget.
 """
@@ -14,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Self
@@ -24,11 +34,16 @@ from toolkit_batteries.ratelimit.base import (
     Limits,
     RateLimiter,
     RateLimiterClosedError,
+    bounded_key,
     check_cost,
     limits_from_options,
 )
 
 __all__ = ["MemoryRateLimiter"]
+
+#: Bounds of the debt table (cells, each one float): twice ``max_entries``, clamped.
+MIN_DEBT_CELLS = 256
+MAX_DEBT_CELLS = 65_536
 
 
 class MemoryRateLimiter(RateLimiter):
@@ -51,6 +66,9 @@ class MemoryRateLimiter(RateLimiter):
         self._buckets: OrderedDict[str, list[float]] = OrderedDict()
         self._closed = False
         self._next_sweep = clock() + limits.sweep_interval
+        #: cell -> the clock time at which every bucket evicted into it is full again.
+        cells = min(MAX_DEBT_CELLS, max(MIN_DEBT_CELLS, 2 * limits.max_entries))
+        self._debt = array("d", bytes(8 * cells))
         #: Buckets dropped because ``max_entries`` was reached (for monitoring).
         self.evictions = 0
 
@@ -69,6 +87,7 @@ class MemoryRateLimiter(RateLimiter):
         burst = limits.burst
         if cost.__class__ is not int or cost < 0 or cost > burst:
             check_cost(cost, burst)
+        key = bounded_key(key)
         now = self._clock()
         with self._lock:
             if self._closed:
@@ -78,11 +97,8 @@ class MemoryRateLimiter(RateLimiter):
             buckets = self._buckets
             bucket = buckets.get(key)
             if bucket is None:
-                if len(buckets) >= limits.max_entries:
-                    buckets.popitem(last=False)
-                    self.evictions += 1
-                tokens = float(burst)
-                bucket = buckets[key] = [tokens, now]
+                tokens = self._start_tokens(key, now)
+                bucket = self._insert(key, tokens, now)
             else:
                 buckets.move_to_end(key)
                 tokens = bucket[0]
@@ -100,11 +116,40 @@ class MemoryRateLimiter(RateLimiter):
         return Decision(False, int(tokens), (cost - tokens) / limits.rate, burst)
 
     def reset(self, key: str) -> None:
-        """Forget ``key``'s bucket."""
+        """Fill ``key``'s bucket again (a deliberate pardon, e.g. after a good login)."""
+        key = bounded_key(key)
         with self._lock:
             if self._closed:
                 raise RateLimiterClosedError(self.instance)
             self._buckets.pop(key, None)
+            now = self._clock()
+            if self._debt[self._cell(key)] > now:  # a neighbour's debt: pin a full bucket
+                self._insert(key, float(self.limits.burst), now)
+
+    def _cell(self, key: str) -> int:
+        # hash() is salted per process, so an attacker cannot aim keys at one cell.
+        return hash(key) % len(self._debt)
+
+    def _start_tokens(self, key: str, now: float) -> float:
+        """Return the tokens a new bucket for ``key`` starts with (lock held)."""
+        limits = self.limits
+        owed = self._debt[self._cell(key)] - now
+        if owed <= 0:
+            return float(limits.burst)
+        return max(0.0, limits.burst - owed * limits.rate)
+
+    def _insert(self, key: str, tokens: float, now: float) -> list[float]:
+        """Add a bucket, evicting the least recently used one at capacity (lock held)."""
+        buckets = self._buckets
+        if len(buckets) >= self.limits.max_entries:
+            old_key, (old_tokens, seen) = buckets.popitem(last=False)
+            self.evictions += 1
+            full_at = seen + (self.limits.burst - old_tokens) / self.limits.rate
+            cell = self._cell(old_key)
+            if full_at > self._debt[cell]:
+                self._debt[cell] = full_at
+        bucket = buckets[key] = [tokens, now]
+        return bucket
 
     def sweep(self) -> int:
         """Drop the buckets idle long enough now, whatever the schedule; return how many."""

@@ -63,7 +63,14 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("scheduler", "embedded", "scheduler", "croniter") from None
 
-__all__ = ["DEFAULT_CLAIM_TTL", "DEFAULT_TICK", "EmbeddedScheduler", "claim_key", "floor_minute"]
+__all__ = [
+    "DEFAULT_CLAIM_TTL",
+    "DEFAULT_TICK",
+    "ContainerDispatcher",
+    "EmbeddedScheduler",
+    "claim_key",
+    "floor_minute",
+]
 
 logger = logging.getLogger("toolkit.scheduler")
 
@@ -162,6 +169,9 @@ class EmbeddedScheduler(Scheduler):
             raise ValueError("claim_ttl must be positive")
         self.instance = instance
         self.dispatcher = dispatcher
+        #: Called with this scheduler when ``dispatcher`` is ``None`` at a fire; returns
+        #: the dispatcher to keep (``services.scheduler()`` sets a ContainerDispatcher).
+        self.resolve_dispatcher: Callable[[Any], Any] | None = None
         self.timezone = _zone(timezone, where=f"scheduler.{instance}")
         #: Returns the current time (aware); replace it in tests.
         self.clock = clock
@@ -175,6 +185,7 @@ class EmbeddedScheduler(Scheduler):
         #: Due (schedule, slot) pairs skipped because another process claimed them first.
         self.claimed_elsewhere = 0
         self._counter = threading.Lock()
+        self._resolving = threading.Lock()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock: Any = threading.RLock()
         self._stopping = threading.Event()
@@ -187,7 +198,8 @@ class EmbeddedScheduler(Scheduler):
 
         The lock is ``container.lock(<this instance>)`` when the ``lock`` service
         configures an instance of that name, else ``container.lock("default")``; it opens
-        first and so closes after the scheduler.
+        first and so closes after the scheduler. The job dispatcher comes from the same
+        container, at the first fire (:class:`ContainerDispatcher`).
         """
         timeout = ctx.options.close_timeout
         config = ctx.container.config
@@ -199,12 +211,14 @@ class EmbeddedScheduler(Scheduler):
                 f"scheduler.{ctx.instance}: slots are claimed on lock.{name}, "
                 f"which does not open: {exc}"
             ) from exc
-        return cls(
+        scheduler = cls(
             timezone=_settings_time_zone(),
             close_timeout=timeout.total_seconds() if timeout else 5.0,
             instance=ctx.instance,
             lock=lock,
         )
+        scheduler.resolve_dispatcher = ContainerDispatcher(ctx.container)
+        return scheduler
 
     # ------------------------------------------------------------------ entries
 
@@ -335,8 +349,19 @@ class EmbeddedScheduler(Scheduler):
         return Fired(schedule.name, job_name(job), when, id=str(ident))
 
     def _dispatcher(self) -> Any:
+        """Return the injected dispatcher, else the opening container's, else the process's."""
         if self.dispatcher is not None:
             return self.dispatcher
+        resolve = self.resolve_dispatcher
+        if resolve is not None:
+            with self._resolving:
+                if self.dispatcher is None:
+                    found = resolve(self)  # raises when the queue does not open: retried
+                    if found is None:
+                        self.resolve_dispatcher = None  # celery: the process's, each time
+                    self.dispatcher = found
+            if self.dispatcher is not None:
+                return self.dispatcher
         from toolkit_batteries.queue.jobs import dispatcher
 
         return dispatcher()
@@ -416,6 +441,49 @@ class EmbeddedScheduler(Scheduler):
 
     def __repr__(self) -> str:
         return f"<EmbeddedScheduler scheduler.{self.instance}, {len(self._entries)} entries>"
+
+
+class ContainerDispatcher:
+    """Resolve a scheduler's job dispatcher from the container that opened it, on first use.
+
+    With the ``queue`` dispatcher (``TOOLKIT_JOBS``, the default), jobs go to the queue of
+    *that* container (``container.queue(<queue_instance>)``), never to the global
+    registry's: a script's or a test's ``Container`` keeps its dispatches to itself. The
+    queue opens at the first fire, not with the scheduler, so ``schedule:run --list``
+    needs no queue and an unreachable queue is a failed dispatch (``Fired``), as before.
+    The dispatcher, then the scheduler, are registered as the queue's dependants, so
+    closing the container follows the spec's order whatever opened first: scheduler, job
+    dispatcher, queue. With the ``celery`` dispatcher there is no container queue: the
+    call returns ``None`` and the scheduler uses the process's Celery dispatcher.
+    """
+
+    __slots__ = ("container",)
+
+    def __init__(self, container: Any) -> None:
+        self.container = container
+
+    def __call__(self, scheduler: Any) -> Any:
+        """Return the dispatcher for ``scheduler`` (opening the queue), or ``None``."""
+        from toolkit_batteries.queue.jobs import QueueDispatcher, jobs_settings
+
+        queue_instance = "default"
+        if _django_configured():
+            conf = jobs_settings()
+            if conf.dispatcher != "queue":
+                return None
+            queue_instance = conf.queue_instance
+        queue = self.container.queue(queue_instance)
+        found = QueueDispatcher(queue)
+        queue.add_dependant(found)
+        queue.add_dependant(scheduler)  # dependants close last-registered first
+        return found
+
+
+def _django_configured() -> bool:
+    """Tell whether Django settings are configured (a script's container may lack them)."""
+    from django.conf import settings
+
+    return settings.configured
 
 
 def _settings_time_zone() -> str | None:

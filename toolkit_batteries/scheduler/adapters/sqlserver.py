@@ -3,15 +3,16 @@
 Everything about *when* a slot fires is the ``embedded`` adapter's (one-minute slots,
 the per-entry slot memory, missed slots, time zones, the loop). What differs is the
 claim each (schedule, slot) takes before it is dispatched: instead of a lease on the
-``lock`` battery, it is a row of one table, created on open (``IF NOT EXISTS``)::
+``lock`` battery, it is a row of the model
+:class:`~toolkit_batteries.scheduler.models.SchedulerClaim` (table
+``toolkit_scheduler_claim``, created by ``manage.py migrate``; opening checks that it
+exists and never runs DDL)::
 
-    toolkit_scheduler_claims(
-        name        text     "<scheduler instance>:<schedule>", as "default:digest"
-        slot        text     the slot's minute in UTC, as "2025-01-06T08:00Z"
-        claimed_at  double   epoch seconds, by the scheduler's clock
-        claimed_by  text     "<host>:<pid>:<token>" of the claiming scheduler
-        PRIMARY KEY (name, slot)
-    )
+    name        "<scheduler instance>:<schedule>", as "default:digest"
+    slot        the slot's minute in UTC, as "2025-01-06T08:00Z"
+    claimed_at  epoch seconds, by the scheduler's clock
+    claimed_by  "<host>:<pid>:<token>" of the claiming scheduler
+    UNIQUE (name, slot)
 
 A claim is ``INSERT ... ON CONFLICT DO NOTHING``: the scheduler that inserted the row
 (row count 1) dispatches; every other one, in this process or another, on this host or
@@ -21,10 +22,13 @@ slot however late it looks, as long as the row is kept: rows older than
 once every :data:`DEFAULT_PRUNE_EVERY` (an hour), which keeps the table small. Ages are
 measured with the scheduler's clock (so a test's fake clock prunes what it claimed).
 
-``dsn`` picks the database (a PostgreSQL URL or a SQLite file path), sharing the pool
-registered for it unless ``dedicated_pool``; an empty ``dsn`` borrows the container's
-``db`` service. A claim that fails (the database is unreachable) dispatches nothing and
-is reported as a failed :class:`~toolkit_batteries.scheduler.base.Fired`.
+``dsn`` picks the database (a PostgreSQL URL or a SQLite file path), reached through the
+``DATABASES`` alias of that database (an alias of its own with ``dedicated_pool``); an
+empty ``dsn`` borrows the container's ``db`` service
+(:func:`toolkit_batteries.db.database_for`). Claims are written on Django's connection,
+so inside a caller's ``transaction.atomic()`` they commit or roll back with it. A claim
+that fails (the database is unreachable) dispatches nothing and is reported as a failed
+:class:`~toolkit_batteries.scheduler.base.Fired`.
 """
 
 from __future__ import annotations
@@ -34,33 +38,31 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
 
-from .embedded import EmbeddedScheduler, _settings_time_zone, floor_minute
+from .embedded import (
+    ContainerDispatcher,
+    EmbeddedScheduler,
+    _settings_time_zone,
+    floor_minute,
+)
 
 __all__ = ["DEFAULT_KEEP", "DEFAULT_PRUNE_EVERY", "TABLE", "SQLServerScheduler", "slot_text"]
 
 logger = logging.getLogger("toolkit.scheduler")
 
-#: The table every claim lives in.
-TABLE = "toolkit_scheduler_claims"
+#: The table every claim lives in (the model's ``db_table``).
+TABLE = "toolkit_scheduler_claim"
 #: Seconds a claim row is kept before pruning deletes it.
 DEFAULT_KEEP = 86_400.0
 #: Seconds between two prunes (by the scheduler's clock), on top of the one on open.
 DEFAULT_PRUNE_EVERY = 3_600.0
 
-_DDL = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} ("
-    "name text NOT NULL, slot text NOT NULL, claimed_at double precision NOT NULL, "
-    "claimed_by text NOT NULL, PRIMARY KEY (name, slot))",
-    f"CREATE INDEX IF NOT EXISTS {TABLE}_claimed_at ON {TABLE} (claimed_at)",
-)
 _CLAIM = (
     f"INSERT INTO {TABLE} (name, slot, claimed_at, claimed_by) "
     "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING"
@@ -92,8 +94,8 @@ class SQLServerScheduler(EmbeddedScheduler):
     ) -> None:
         """Create an empty scheduler claiming slots in ``database``.
 
-        ``database`` is a :class:`~toolkit_batteries.db.Database` (its table is created
-        by :meth:`create_table`, which :meth:`open` calls); ``keep`` is how many seconds a
+        ``database`` is a :class:`~toolkit_batteries.db.Database` whose migrations ran
+        (the claims table exists); ``keep`` is how many seconds a
         claim row is kept, ``prune_every`` the seconds between two prunes. The other
         arguments are :class:`EmbeddedScheduler`'s, except ``lock``: claims are rows.
         """
@@ -113,37 +115,34 @@ class SQLServerScheduler(EmbeddedScheduler):
 
     @classmethod
     def open(cls, ctx: OpenContext) -> SQLServerScheduler:
-        """Open (or borrow) the database and create the claims table if needed.
+        """Reach the database (borrowed or by ``dsn``); refuse it without the claims table.
 
-        Old claims are pruned by the first claim, with the clock the scheduler has then.
+        The job dispatcher and its queue come from the container that opens the
+        scheduler, at the first fire (see the ``embedded`` adapter). Old claims are pruned
+        by the first claim, with the clock the scheduler has then.
         """
-        from toolkit_batteries.db.base import Database, pool_settings
+        from toolkit_batteries.db import database_for, require_tables
+        from toolkit_batteries.scheduler.models import SchedulerClaim
 
         options = ctx.options
-        dsn = str(options.dsn or "").strip()
-        if dsn:
-            pool = ctx.pools.sql(
+        try:
+            database = database_for(ctx)
+        except ConfigurationError as exc:
+            if str(options.dsn or "").strip():
+                raise
+            raise ConfigurationError(
+                f"{ctx.service}.{ctx.instance}: slots are claimed in the db service "
+                f"(dsn is empty), which does not open: {exc}"
+            ) from exc
+        except ServiceUnavailableError as exc:
+            if str(options.dsn or "").strip():
+                raise
+            raise ServiceUnavailableError(
                 ctx.service,
-                dsn,
-                pool_settings(options),
+                f"slots are claimed in the db service (dsn is empty): {exc}",
                 instance=ctx.instance,
-                dedicated=bool(options.dedicated_pool),
-            )
-            database = Database(pool, instance=ctx.instance)
-        else:
-            try:
-                database = ctx.container.db()
-            except ConfigurationError as exc:
-                raise ConfigurationError(
-                    f"{ctx.service}.{ctx.instance}: slots are claimed in the db service "
-                    f"(dsn is empty), which does not open: {exc}"
-                ) from exc
-            except ServiceUnavailableError as exc:
-                raise ServiceUnavailableError(
-                    ctx.service,
-                    f"slots are claimed in the db service (dsn is empty): {exc}",
-                    instance=ctx.instance,
-                ) from None
+            ) from None
+        require_tables(database, SchedulerClaim, service=ctx.service, instance=ctx.instance)
         timeout = options.close_timeout
         scheduler = cls(
             database,
@@ -151,45 +150,14 @@ class SQLServerScheduler(EmbeddedScheduler):
             close_timeout=timeout.total_seconds() if timeout else 5.0,
             instance=ctx.instance,
         )
-        scheduler.create_table()
+        scheduler.resolve_dispatcher = ContainerDispatcher(ctx.container)
         return scheduler
 
     # ------------------------------------------------------------------ SQL
 
-    @contextmanager
-    def _guard(self, doing: str) -> Iterator[None]:
+    def _guard(self, doing: str) -> AbstractContextManager[None]:
         """Turn a lost or refused database connection into ServiceUnavailableError."""
-        driver = self.database.driver
-        try:
-            yield
-        except (driver.OperationalError, driver.InterfaceError) as exc:
-            raise ServiceUnavailableError(
-                self.service_name,
-                f"cannot {doing} ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
-
-    def create_table(self) -> None:
-        """Create the claims table and its index if they do not exist.
-
-        On PostgreSQL a transaction-scoped advisory lock serializes two processes
-        creating it at once (``IF NOT EXISTS`` is not atomic against a concurrent one).
-        """
-        driver = self.database.driver
-        try:
-            with self._guard("create the claims table"), self.database.transaction() as tx:
-                if self.database.dialect == "postgresql":
-                    tx.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (TABLE,))
-                for statement in _DDL:
-                    tx.execute(statement)
-        except ServiceUnavailableError:
-            raise
-        except driver.Error as exc:
-            raise ServiceUnavailableError(
-                self.service_name,
-                f"cannot create the claims table ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
+        return self.database.unavailable(self.service_name, self.instance, doing)
 
     def prune(self, now: float | None = None) -> int:
         """Delete the claims older than ``keep`` seconds; return how many were deleted."""

@@ -1,18 +1,20 @@
-"""The ``db`` adapter: sessions in a SQL table, on SQLite or PostgreSQL.
+"""The ``db`` adapter: sessions as rows of a Django model, on SQLite or PostgreSQL.
 
-The table is created on open (``CREATE TABLE IF NOT EXISTS``, both dialects)::
+The table is :class:`~toolkit_batteries.session.models.SessionRecord`
+(``toolkit_session_record``), created by ``manage.py migrate``; opening checks that it
+exists and never runs DDL. Rows are written through the ORM on Django's connection
+(``Model.objects.using(alias)``), so a session created inside the caller's
+``transaction.atomic()`` commits or rolls back with the caller's rows.
 
-    toolkit_sessions(id varchar(128) PRIMARY KEY, data text, expires_at bigint)
-
-``expires_at`` is milliseconds since the epoch by the application's clock, so every
-query compares with a parameter and never with the server's ``now()``: the two dialects
+``expires_at`` is milliseconds since the epoch by the application's clock, so every query
+compares with a parameter and never with the server's ``now()``: the two dialects
 behave the same, and tests can inject a clock. Expired rows are invisible at once,
 removed when met, and swept in bulk by :meth:`DBSessionStore.purge_expired`, which
 ``create`` also runs every :data:`PURGE_EVERY` inserts.
 
-An empty ``dsn`` borrows the container's ``db`` service (same pool, same database as the
-rest of the project); a ``dsn`` (a PostgreSQL URL or a file path) opens or borrows the
-pool registered for it, or a private one with ``dedicated_pool``.
+An empty ``dsn`` borrows the container's ``db`` service (the project's database); a
+``dsn`` (a PostgreSQL URL or a file path) is reached through the ``DATABASES`` alias of
+that database (:func:`toolkit_batteries.db.database_for`).
 """
 
 from __future__ import annotations
@@ -20,27 +22,29 @@ from __future__ import annotations
 import itertools
 import time
 from datetime import timedelta
+from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
-from toolkit_batteries.db.base import Database, pool_settings
+from toolkit_batteries.db.base import Database
 from toolkit_batteries.session.base import DEFAULT_TTL, Clock, SessionStore
 
 __all__ = ["PURGE_EVERY", "TABLE", "DBSessionStore"]
 
-#: The table every session lives in.
-TABLE = "toolkit_sessions"
+#: The table every session lives in (the model's ``db_table``).
+TABLE = "toolkit_session_record"
 #: ``create`` sweeps expired rows once every this many inserts (per process).
 PURGE_EVERY = 500
 
-_DDL = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} ("
-    "id varchar(128) PRIMARY KEY, data text NOT NULL, expires_at bigint NOT NULL)",
-    f"CREATE INDEX IF NOT EXISTS {TABLE}_expires_at ON {TABLE} (expires_at)",
-)
+
+def _model() -> Any:
+    """Return the model class; imported late, once Django's apps are ready."""
+    from toolkit_batteries.session.models import SessionRecord
+
+    return SessionRecord
 
 
 class DBSessionStore(SessionStore):
-    """Sessions as rows of :data:`TABLE` through the db battery's query API."""
+    """Sessions as :class:`~toolkit_batteries.session.models.SessionRecord` rows."""
 
     adapter_name = "db"
 
@@ -54,94 +58,60 @@ class DBSessionStore(SessionStore):
     ) -> None:
         super().__init__(ttl=ttl, instance=instance, clock=clock)
         self.database = database
+        self._model = _model()
         self._inserts = itertools.count(1)
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBSessionStore:
-        """Reach the database (borrowed or by ``dsn``) and create the table if needed."""
-        options = ctx.options
-        dsn = options.dsn.strip()
-        if dsn:
-            pool = ctx.pools.sql(
-                ctx.service,
-                dsn,
-                pool_settings(options),
-                instance=ctx.instance,
-                dedicated=options.dedicated_pool,
-            )
-            database = Database(pool, instance=ctx.instance)
-        else:
-            database = ctx.container.db()
-        store = cls(database, ttl=options.ttl, instance=ctx.instance)
-        store.create_table()
-        return store
+        """Reach the database (borrowed or by ``dsn``); refuse it without the table."""
+        from toolkit_batteries.db import database_for, require_tables
 
-    def create_table(self) -> None:
-        """Create the sessions table and its expiry index if they do not exist.
+        database = database_for(ctx)
+        require_tables(database, _model(), service=ctx.service, instance=ctx.instance)
+        return cls(database, ttl=ctx.options.ttl, instance=ctx.instance)
 
-        Two processes starting together can race on PostgreSQL, where ``IF NOT EXISTS``
-        is not atomic against a concurrent creator; the loser retries once and then
-        finds the table there.
-        """
-        for attempt in (1, 2):
-            try:
-                with self.database.transaction():
-                    for statement in _DDL:
-                        self.database.execute(statement)
-                return
-            except self.database.driver.Error:
-                if attempt == 2:
-                    raise
-                time.sleep(0.05)
+    @property
+    def _rows(self) -> Any:
+        """Return the model's manager on this store's database alias."""
+        return self._model.objects.using(self.database.alias)
 
     def _insert(self, session_id: str, payload: str, ttl_ms: int) -> bool:
+        from django.db import IntegrityError, transaction
+
         if next(self._inserts) % PURGE_EVERY == 0:
             self.purge_expired()
-        now = self._now_ms()
+        expires = self._now_ms() + ttl_ms
         try:
-            self.database.execute(
-                f"INSERT INTO {TABLE} (id, data, expires_at) VALUES (%s, %s, %s)",
-                (session_id, payload, now + ttl_ms),
-            )
-        except self.database.driver.IntegrityError:
-            return False  # the id exists (2^-256 odds): the caller draws another
+            # A savepoint, so a taken id does not spoil the caller's transaction.
+            with transaction.atomic(using=self.database.alias):
+                self._rows.create(id=session_id, data=payload, expires_at=expires)
+        except IntegrityError:
+            return False  # the id exists: the caller draws another
         return True
 
     def _fetch(self, session_id: str) -> str | None:
         now = self._now_ms()
-        row = self.database.fetch_one(
-            f"SELECT data, expires_at FROM {TABLE} WHERE id = %s", (session_id,)
-        )
+        row = self._rows.filter(id=session_id).values_list("data", "expires_at").first()
         if row is None:
             return None
         if row[1] <= now:
-            self.database.execute(
-                f"DELETE FROM {TABLE} WHERE id = %s AND expires_at <= %s", (session_id, now)
-            )
+            self._rows.filter(id=session_id, expires_at__lte=now).delete()
             return None
         return row[0]
 
     def _replace(self, session_id: str, payload: str) -> bool:
-        changed = self.database.execute(
-            f"UPDATE {TABLE} SET data = %s WHERE id = %s AND expires_at > %s",
-            (payload, session_id, self._now_ms()),
-        )
-        return changed > 0
+        live = self._rows.filter(id=session_id, expires_at__gt=self._now_ms())
+        return live.update(data=payload) > 0
 
     def _extend(self, session_id: str, ttl_ms: int) -> bool:
         now = self._now_ms()
-        changed = self.database.execute(
-            f"UPDATE {TABLE} SET expires_at = %s WHERE id = %s AND expires_at > %s",
-            (now + ttl_ms, session_id, now),
-        )
-        return changed > 0
+        live = self._rows.filter(id=session_id, expires_at__gt=now)
+        return live.update(expires_at=now + ttl_ms) > 0
 
     def _remove(self, session_id: str) -> None:
-        self.database.execute(f"DELETE FROM {TABLE} WHERE id = %s", (session_id,))
+        self._rows.filter(id=session_id).delete()
 
     def purge_expired(self) -> int:
         """Delete every expired row now; return how many were deleted."""
-        changed = self.database.execute(
-            f"DELETE FROM {TABLE} WHERE expires_at <= %s", (self._now_ms(),)
-        )
-        return max(changed, 0)
+        deleted, _ = self._rows.filter(expires_at__lte=self._now_ms()).delete()
+        return deleted

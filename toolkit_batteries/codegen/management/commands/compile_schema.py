@@ -52,8 +52,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         """Plan the compile, print diagnostics or changes, and write unless dry-running."""
         from toolkit_batteries.codegen.project import display_path, plan
+        from toolkit_batteries.codegen.settings import codegen_app_label
 
-        label = options["app"] or getattr(settings, "TOOLKIT_CODEGEN_APP", None) or "api"
+        label = codegen_app_label(options["app"])
         try:
             app = apps.get_app_config(label)
         except LookupError:

@@ -19,11 +19,7 @@ flags, 3 invalid configuration, 5 the queue's server is unreachable.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import threading
-import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -139,9 +135,11 @@ class Command(BaseCommand):
     def _supervise(self, options: dict[str, Any]) -> None:
         """Run ``concurrency`` single-threaded workers as child processes.
 
-        Signals are forwarded; a child that dies unexpectedly is restarted (at most once a
-        second); the command exits 0 once every child has stopped cleanly after a signal,
-        1 if one of them failed.
+        Signals are forwarded; a child that dies unexpectedly is restarted with a backoff
+        (1 s doubling to 30 s) and a budget (5 restarts a minute, then every child is
+        stopped and the command exits 1); see :mod:`toolkit_batteries.queue.supervisor`.
+        The command exits 0 once every child has stopped cleanly after a signal, 1 if one
+        of them failed.
         """
         from django.conf import settings
 
@@ -163,41 +161,20 @@ class Command(BaseCommand):
         env = dict(os.environ)
         env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH")]))
-        stopping = threading.Event()
-        children: list[subprocess.Popen[bytes]] = []
+        from toolkit_batteries.queue.supervisor import Supervisor
 
-        def forward(signum: int, frame: Any) -> None:
-            stopping.set()
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signum)
+        bounded = options["once"] or options["max_jobs"] or options["stop_when_empty"]
 
-        previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
-        try:
-            children.extend(subprocess.Popen(argv, env=env) for _ in range(options["concurrency"]))
-            self.stdout.write(
-                f"queue_work: supervising {len(children)} worker processes "
-                f"(pids {', '.join(str(c.pid) for c in children)})"
-            )
+        def log(line: str) -> None:
+            self.stdout.write(line)
             self.stdout.flush()
-            bounded = options["once"] or options["max_jobs"] or options["stop_when_empty"]
-            while True:
-                alive = [c for c in children if c.poll() is None]
-                if not alive:
-                    break
-                if not stopping.is_set() and not bounded:
-                    for index, child in enumerate(children):
-                        if child.poll() is not None:
-                            time.sleep(1.0)  # no tight restart loop for a crashing child
-                            children[index] = subprocess.Popen(argv, env=env)
-                time.sleep(0.1)
-        finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-        # After a signal each child finishes its job and exits 0; anything else is a failure.
-        failed = [c.returncode for c in children if c.returncode not in (0, None)]
-        if failed:
-            raise CommandError(f"{len(failed)} worker process(es) failed", returncode=1)
+
+        supervisor = Supervisor(
+            argv, count=options["concurrency"], env=env, restart=not bounded, log=log
+        )
+        if supervisor.run() != 0:
+            reason = "kept failing" if supervisor.gave_up else "failed"
+            raise CommandError(f"queue_work: worker processes {reason}", returncode=1)
 
     # ------------------------------------------------------------------ celery
 

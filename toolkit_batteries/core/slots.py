@@ -1,0 +1,103 @@
+"""Django's slots: find (or add) the alias of Django's handler that holds a battery's backend.
+
+Where Django has a slot for a service (``CACHES``, ``DATABASES``, ``STORAGES``, ``TASKS``,
+``EMAIL_BACKEND``), the battery's adapter IS the Django backend and Django's handler
+(``caches``, ``connections``, ...) builds and holds it. ``TOOLKIT`` still chooses the
+adapter and its options; ``settings.py`` derives the slot setting from it with one call
+per slot (``django_database_settings``, ``django_cache_settings``, ...).
+
+The container then has to find *which* alias of the handler holds the instance it is
+asked for. :func:`slot_alias` answers: the alias whose configured entry equals the entry
+derived from ``TOOLKIT`` (so with a derived ``CACHES``, ``services.cache()`` is
+``caches["default"]``); when no alias matches (a test's ``override_settings(TOOLKIT=...)``,
+a script's ``Container(config)``, a battery's own ``dsn``), the entry is registered with
+the handler at run time under a derived alias, so the very same class is still built and
+held by Django.
+
+:class:`Held` is what an adapter's ``open`` returns for an object Django keeps per thread
+(``caches[alias]``): the container calls its getter on every accessor call instead of
+caching one object, and never closes it, since Django owns it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+__all__ = ["Held", "entry_digest", "slot_alias"]
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+
+
+class Held(Generic[T]):
+    """An object Django's handler holds; the container asks the handler on every call."""
+
+    __slots__ = ("alias", "get")
+
+    def __init__(self, get: Callable[[], T], alias: str = "") -> None:
+        #: Returns the handler's object for the calling thread (``caches[alias]``).
+        self.get = get
+        #: The handler alias the object lives under, for display and tests.
+        self.alias = alias
+
+    def __repr__(self) -> str:
+        return f"<Held {self.alias or self.get!r}>"
+
+
+def entry_digest(entry: Mapping[str, Any]) -> str:
+    """Return a short stable digest of a slot entry (its JSON form, keys sorted)."""
+    text = json.dumps(entry, sort_keys=True, default=repr, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def _matches(configured: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    """Tell whether ``configured`` has every key of ``entry`` with the same value.
+
+    Django fills defaults into a configured entry (``ATOMIC_REQUESTS``, ``TIMEOUT``...),
+    so only the keys the derived entry names are compared; an empty mapping in the
+    derived entry equals a missing key.
+    """
+    for key, value in entry.items():
+        have = configured.get(key)
+        if have != value and not (value in ({}, "", None) and have in ({}, "", None)):
+            return False
+    return True
+
+
+def slot_alias(handler: Any, entry: Mapping[str, Any], *, preferred: str, prefix: str) -> str:
+    """Return the alias of ``handler`` whose entry is ``entry``, registering one if none is.
+
+    ``handler`` is one of Django's connection handlers (``django.db.connections``,
+    ``django.core.cache.caches``, ``django_tasks.task_backends``): anything with a
+    ``settings`` mapping of alias -> entry. ``preferred`` is tried first (the instance
+    name, so instance ``default`` lands on alias ``default``), then every other alias in
+    settings order. When none matches, ``entry`` is added to the handler's settings as
+    ``<prefix>_<digest>``: the same configuration always gets the same alias, so ten
+    services pointed at one database share one alias (and one connection per thread).
+    """
+    configured: dict[str, Any] = handler.settings
+    candidates = [preferred, *(alias for alias in configured if alias != preferred)]
+    for alias in candidates:
+        current = configured.get(alias)
+        if current is not None and _matches(current, entry):
+            return alias
+    alias = f"{prefix}_{entry_digest(entry)}"
+    with _lock:
+        configured = handler.settings  # re-read: a setting_changed may have rebuilt it
+        if alias not in configured:
+            configured[alias] = _configured(handler, alias, entry)
+    return alias
+
+
+def _configured(handler: Any, alias: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``entry`` with the defaults Django's handler fills into configured entries."""
+    configure = getattr(handler, "configure_settings", None)
+    if configure is None:
+        return dict(entry)
+    # Django's database handler insists on a "default" entry in what it configures.
+    return configure({"default": dict(entry)})["default"]

@@ -1,0 +1,83 @@
+"""The ``db`` queue adapter's tables, as Django models (``manage.py migrate`` creates them).
+
+Two tables, so the hot path (push, claim, ack) only ever touches live messages:
+
+* :class:`Message` (``toolkit_queue_message``): one row per message waiting or in
+  flight. ``visible_at`` is when it may be delivered (push + delay, or the end of the
+  current delivery's lease while ``leased``); ``attempts`` counts deliveries and also
+  identifies the current one, so a late acknowledgement from an expired delivery
+  matches no row.
+* :class:`DeadLetter` (``toolkit_queue_dead_letter``): messages moved to their topic's
+  dead list, with the reason and when. A dead letter keeps its message's id, and a
+  requeue moves it back under the same id.
+
+Times are float seconds since the epoch by the queue's clock (``queue.clock``), so every
+query compares with a parameter, never with the server's ``now()``: both dialects behave
+the same, and tests move time instead of sleeping. The admin (:mod:`.admin`) shows them
+as dates.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.db import models
+
+__all__ = ["DeadLetter", "Message", "epoch_to_datetime"]
+
+
+def epoch_to_datetime(epoch: float | None) -> datetime | None:
+    """Return an aware UTC datetime for an epoch timestamp (``None`` stays ``None``)."""
+    return None if epoch is None else datetime.fromtimestamp(float(epoch), UTC)
+
+
+class Message(models.Model):
+    """A message waiting for delivery, or delivered and not yet settled (``leased``)."""
+
+    id = models.BigAutoField(primary_key=True)
+    topic = models.CharField(max_length=200)
+    body = models.BinaryField()
+    attempts = models.IntegerField(default=0, help_text="deliveries so far")
+    enqueued_at = models.FloatField(help_text="push time, seconds since the epoch")
+    visible_at = models.FloatField(help_text="deliverable from (push + delay, or lease end)")
+    leased = models.BooleanField(default=False, help_text="a delivery holds it")
+
+    class Meta:
+        app_label = "toolkit_queue"
+        db_table = "toolkit_queue_message"
+        verbose_name = "queue message"
+        verbose_name_plural = "queue messages"
+        # The claim: next visible message of a topic, push order among equals.
+        indexes = [models.Index(fields=["topic", "visible_at", "id"], name="toolkit_queue_ready")]
+
+    def __repr__(self) -> str:
+        # Never the body: it may hold personal data.
+        return f"<Message {self.pk} topic={self.topic!r} attempts={self.attempts}>"
+
+    def __str__(self) -> str:
+        return f"{self.topic} #{self.pk}"
+
+
+class DeadLetter(models.Model):
+    """A message on its topic's dead list: given up on, kept for inspection or requeue."""
+
+    id = models.BigIntegerField(primary_key=True, help_text="the message's id")
+    topic = models.CharField(max_length=200)
+    body = models.BinaryField()
+    attempts = models.IntegerField(default=0, help_text="deliveries before it died")
+    enqueued_at = models.FloatField(help_text="push time, seconds since the epoch")
+    died_at = models.FloatField(help_text="moved to the dead list, seconds since the epoch")
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        app_label = "toolkit_queue"
+        db_table = "toolkit_queue_dead_letter"
+        verbose_name = "dead letter"
+        verbose_name_plural = "dead letters"
+        indexes = [models.Index(fields=["topic", "died_at", "id"], name="toolkit_queue_dead")]
+
+    def __repr__(self) -> str:
+        return f"<DeadLetter {self.pk} topic={self.topic!r} attempts={self.attempts}>"
+
+    def __str__(self) -> str:
+        return f"{self.topic} #{self.pk} (dead)"

@@ -1,0 +1,44 @@
+"""The ``db`` session adapter's table, as a Django model (``manage.py migrate`` creates it).
+
+One row per session. ``id`` is the session id, which is a bearer secret (the ``auth``
+battery's ``session`` adapter hands it out as the token), and ``data`` may hold anything
+the application stored: the admin shows neither (:mod:`.admin`).
+
+``expires_at`` is milliseconds since the epoch by the application's clock, so every query
+compares with a parameter and never with the server's ``now()``: both dialects behave the
+same, and tests can inject a clock.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+__all__ = ["SessionRecord"]
+
+
+class SessionRecord(models.Model):
+    """One server-side session (or an ``auth`` revocation marker, ``tkrv_`` ids)."""
+
+    id = models.CharField(max_length=128, primary_key=True)
+    data = models.TextField()
+    expires_at = models.BigIntegerField(db_index=True, help_text="milliseconds since the epoch")
+
+    class Meta:
+        app_label = "toolkit_session"
+        db_table = "toolkit_session_record"
+        verbose_name = "session"
+        verbose_name_plural = "sessions"
+
+    def __repr__(self) -> str:
+        # The id is a bearer secret: never in a repr, a log line or a traceback.
+        return f"<SessionRecord expires_at={self.expires_at}>"
+
+    def __str__(self) -> str:
+        return f"session {fingerprint(self.id)}"
+
+
+def fingerprint(session_id: str) -> str:
+    """Return a short digest that tells sessions apart without revealing the id."""
+    import hashlib
+
+    return hashlib.sha256(session_id.encode()).hexdigest()[:12]
