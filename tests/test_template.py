@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.ports import free_port
 from tests.subprocesses import run_python_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,19 +237,13 @@ def test_environment_moves_the_orm_to_postgresql_without_code_changes(
     assert _settings_of(project, DJANGO_DEBUG="1")["debug"] is True
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     demo_dir = tmp_path / "demo"
     env = {k: v for k, v in _clean_env().items() if k != "DJANGO_SECRET_KEY"} | {
         "DEMO_SMOKE": "1",
         "DEMO_DIR": str(demo_dir),
         "DEMO_NAME": "smokeproj",
-        "PORT": str(_free_port()),
+        "PORT": str(free_port()),
         "VENV": str(BIN.parent),
         "WEB_CONCURRENCY": "1",
     }

@@ -8,7 +8,6 @@ keeps answering) and stops on SIGTERM. A second run checks ``--json`` and SIGINT
 from __future__ import annotations
 
 import signal
-import socket
 import sqlite3
 import subprocess
 import time
@@ -18,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_port
 
 from .conftest import SCRIPT, Ran, base_env, render_project
 
@@ -30,12 +31,6 @@ service PingService {
   }
 }
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def status(url: str) -> int | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import secrets
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -20,12 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import SCRIPT, base_env, run_toolkit
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.ports import free_port
 
 
 def _call(
@@ -81,7 +75,7 @@ def test_new_compile_migrate_serve_register_login_call_and_stop(tmp_path: Path) 
     assert migrated.json["ok"] is True
     assert (project / "db.sqlite3").is_file()
 
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
         [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],

@@ -8,7 +8,6 @@ with the configuration file and a ``--port`` override (SIGTERM).
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_port
 
 from .conftest import SCRIPT, Ran, base_env, render_project
 
@@ -33,12 +34,6 @@ def on_starting(server):
     with open({marker!r}, "w") as fh:
         fh.write(server.cfg.proc_name)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def get(url: str) -> int:

@@ -9,7 +9,6 @@ each answer's status is checked against the one table, ``HTTP_STATUS``.
 from __future__ import annotations
 
 import json
-import socket
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from rest_framework.decorators import api_view
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tests.ports import free_port
 from toolkit_batteries import services
 from toolkit_batteries.auth.decorators import bearer_required
 from toolkit_batteries.core.errors import HTTP_STATUS, http_status
@@ -31,12 +31,6 @@ from toolkit_codegen.nodes import ERROR_STATUS
 
 SECRET = "error-codes-test-secret-" + "x" * 32
 SCOPE = {"scope": lambda request: "tenant-1"}  # explicit, so anonymous calls are stored
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 DEAD = {"kvserver": {"addr": f"127.0.0.1:{free_port()}"}}

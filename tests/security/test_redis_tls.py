@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import shutil
-import socket
 import subprocess
 import time
 import uuid
@@ -25,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from tests.batteries.cache.helpers import forget_runtime_caches
+from tests.ports import accepting, free_port
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ServiceUnavailableError
@@ -117,20 +117,6 @@ def make_pki(directory: Path) -> dict[str, Path]:
     return paths
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _accepting(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), 0.2):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def tls_redis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[dict, callable]]:
     """Start TLS redis-servers on demand; trust the test CA through ``SSL_CERT_FILE``."""
@@ -139,7 +125,7 @@ def tls_redis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
     started: list[subprocess.Popen[bytes]] = []
 
     def start(label: str) -> int:
-        port = _free_port()
+        port = free_port()
         process = subprocess.Popen(
             [
                 REDIS_SERVER,
@@ -169,7 +155,7 @@ def tls_redis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
         )
         started.append(process)
         deadline = time.monotonic() + 10
-        while not _accepting(port):
+        while not accepting(port):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the TLS redis-server did not start")
             time.sleep(0.02)

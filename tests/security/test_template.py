@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 import toolkit_batteries
 from tests.cli.conftest import base_env, run_toolkit
+from tests.ports import free_port
 from tests.subprocesses import run_python_json
 
 NAME = "deployable"
@@ -45,12 +45,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ran = run_toolkit("new", NAME, "--dir", str(root))
     assert ran.returncode == 0, ran
     return root
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def manage(project: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -148,7 +142,7 @@ def test_serve_runs_the_system_checks_and_refuses_the_development_key_outside_de
     project: Path,
 ) -> None:
     # The development key handed over in the environment: refused before gunicorn starts.
-    port = str(_free_port())  # never bound: every start below is refused first
+    port = str(free_port())  # never bound: every start below is refused first
     dev_key = "django-insecure-" + secrets.token_urlsafe(40)
     ran = run_toolkit(
         "serve",

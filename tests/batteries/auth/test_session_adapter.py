@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.ports import free_port
 from toolkit_batteries.auth import InvalidTokenError, TokenExpiredError
 from toolkit_batteries.auth.adapters.session import KIND, SessionAuthenticator
 from toolkit_batteries.core.config import Config
@@ -135,12 +135,6 @@ def test_the_session_instance_named_like_the_auth_instance_is_used(containers, m
     containers.append(container)
     assert container.auth("web").store is container.session("web")
     assert container.auth("api").store is container.session("default")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_open_fails_when_the_session_store_is_unreachable(containers):

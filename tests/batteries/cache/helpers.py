@@ -14,11 +14,12 @@ from __future__ import annotations
 import contextlib
 import gc
 import shutil
-import socket
 import subprocess
 import time
 import uuid
 from pathlib import Path
+
+from tests.ports import accepting, free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 
@@ -40,21 +41,6 @@ class FakeClock:
     def advance(self, seconds: float) -> None:
         """Move time forward by ``seconds``."""
         self.now += seconds
-
-
-def free_port() -> int:
-    """Return a TCP port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _accepting(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), 0.2):
-            return True
-    except OSError:
-        return False
 
 
 class PrivateRedis:
@@ -90,7 +76,7 @@ class PrivateRedis:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
-        while not _accepting(self.port):
+        while not accepting(self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the private redis-server did not start")
             time.sleep(0.02)

@@ -10,11 +10,12 @@ import uuid
 import pytest
 import redis
 
+from tests.ports import free_port
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.eventbus.adapters.kvserver import KVServerEventBus, channel_name
 from toolkit_batteries.eventbus.base import BusSettings
 
-from ..ratelimit.private_redis import PrivateRedis, free_port
+from ..ratelimit.private_redis import PrivateRedis
 from .conftest import Recorder, wait_for
 
 pytestmark = pytest.mark.redis

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.ports import free_port
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.queue import Queue
@@ -137,13 +138,6 @@ def opened(request, make_queue) -> Opened:
 
 
 # ---------------------------------------------------------------------- processes
-
-
-def free_port() -> int:
-    """Return a TCP port that is free right now on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PrivateRedis:

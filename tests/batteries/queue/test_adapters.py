@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.test import override_settings
 
+from tests.ports import free_port
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
@@ -26,7 +27,7 @@ from toolkit_batteries.queue.adapters.memory import MemoryQueue
 from toolkit_batteries.queue.checks import battery_checks
 from toolkit_batteries.queue.models import DeadLetter, Message
 
-from .conftest import ROOT, clear_queue_tables, drop_redis_prefix, free_port, wait_for
+from .conftest import ROOT, clear_queue_tables, drop_redis_prefix, wait_for
 
 
 def open_queue(settings: dict, instance: str = "default"):

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
+from tests.ports import free_port
 from toolkit_batteries import services
 from toolkit_batteries.core.errors import ConfigurationError
 from toolkit_batteries.queue.jobs import (
@@ -32,7 +33,7 @@ from toolkit_batteries.queue.jobs import (
 )
 from toolkit_batteries.queue.jobs.payload import decode, encode
 
-from .conftest import free_port, unique
+from .conftest import unique
 
 
 @pytest.fixture

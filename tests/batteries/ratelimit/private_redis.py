@@ -7,20 +7,14 @@ fresh server), kill it, and start it again on the same port.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 
 import redis
 
+from tests.ports import free_port
+
 REDIS_SERVER = "/usr/bin/redis-server"
-
-
-def free_port() -> int:
-    """Return a TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PrivateRedis:

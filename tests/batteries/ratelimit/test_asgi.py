@@ -22,15 +22,10 @@ from pathlib import Path
 import pytest
 from asgiref.sync import iscoroutinefunction
 
+from tests.ports import free_port
 from toolkit_batteries.ratelimit.middleware import RateLimitMiddleware
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def fetch(url: str) -> tuple[int, dict[str, str], bytes]:

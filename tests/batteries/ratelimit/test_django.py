@@ -9,10 +9,9 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
+from tests.ports import free_port
 from toolkit_batteries.ratelimit.decorators import ratelimit
 from toolkit_batteries.ratelimit.middleware import RateLimitMiddleware
-
-from .private_redis import free_port
 
 URLS = "tests.batteries.ratelimit.views"
 DRF = {"EXCEPTION_HANDLER": "toolkit_batteries.http.drf.exception_handler"}

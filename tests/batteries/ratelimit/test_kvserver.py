@@ -78,7 +78,7 @@ def test_opens_from_configuration_with_the_shared_client(container_for, redis_ur
 
 
 def test_unreachable_server_fails_the_open_clearly_without_the_password(container_for):
-    from .private_redis import free_port
+    from tests.ports import free_port
 
     addr = f"redis://:sup3r-secret@127.0.0.1:{free_port()}/0"
     container = container_for({"adapter": "kvserver", "options": {"kvserver": {"addr": addr}}})

@@ -10,6 +10,7 @@ import time
 import pytest
 import redis
 
+from tests.ports import free_port
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ServiceUnavailableError
@@ -21,7 +22,7 @@ from toolkit_batteries.resilience.adapters.kvserver import (
 )
 from toolkit_batteries.resilience.base import settings_from_options
 
-from ..ratelimit.private_redis import PrivateRedis, free_port
+from ..ratelimit.private_redis import PrivateRedis
 from .conftest import options_for
 
 pytestmark = pytest.mark.redis
