@@ -25,6 +25,7 @@ VENDOR_MODULES = (
     "psycopg_pool",
     "boto3",
     "botocore",
+    "storages",
     "celery",
     "kombu",
     "structlog",
@@ -37,6 +38,12 @@ VENDOR_MODULES = (
     "selenium",
     "playwright",
     "cryptography",
+    "hvac",
+    "httpx",
+    "httpcore",
+    "casbin",
+    "anymail",
+    "aiosmtpd",
 )
 
 

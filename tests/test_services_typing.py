@@ -27,15 +27,22 @@ EXPECTED = {
     "crypto": "toolkit_batteries.crypto.Crypto",
     "db": "toolkit_batteries.db.Database",
     "eventbus": "toolkit_batteries.eventbus.EventBus",
+    "flag": "toolkit_batteries.flag.Flag",
     "idempotency": "toolkit_batteries.idempotency.Idempotency",
     "lock": "toolkit_batteries.lock.Lock",
     "log": "toolkit_batteries.log.Logger",
+    "mailer": "toolkit_batteries.mailer.Mailer",
     "password": "toolkit_batteries.password.PasswordHasher",
+    "permission": "toolkit_batteries.permission.Authorizer",
     "queue": "toolkit_batteries.queue.Queue",
     "ratelimit": "toolkit_batteries.ratelimit.RateLimiter",
     "resilience": "toolkit_batteries.resilience.Policy",
+    "router": "toolkit_batteries.router.Router",
     "scheduler": "toolkit_batteries.scheduler.Scheduler",
+    "secrets": "toolkit_batteries.secrets.Secrets",
     "session": "toolkit_batteries.session.SessionStore",
+    "storage": "toolkit_batteries.storage.Storage",
+    "tenant": "toolkit_batteries.tenant.Tenant",
 }
 
 #: Zero-infrastructure settings under which every landed accessor opens.
@@ -107,8 +114,9 @@ def test_a_type_checker_sees_each_batterys_public_class(
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
-def test_each_accessor_returns_an_instance_of_its_public_class(name: str) -> None:
-    with override_settings(TOOLKIT=TOOLKIT):
+def test_each_accessor_returns_an_instance_of_its_public_class(name: str, tmp_path: Path) -> None:
+    toolkit = {**TOOLKIT, "storage": {"options": {"root": str(tmp_path)}}}
+    with override_settings(TOOLKIT=toolkit):
         try:
             assert isinstance(getattr(services, name)(), public_class(EXPECTED[name]))
         finally:

@@ -108,14 +108,14 @@ def test_invalid_configuration_exits_3_naming_the_field_not_the_value(project_di
 def test_outside_a_project_named_services_and_unavailable_batteries(tmp_path: Path) -> None:
     env = base_env(**BROKEN_CACHE)
     body = run_toolkit(
-        "doctor", "--service", "mailer", "--service", "lock", "--json", cwd=tmp_path, env=env
+        "doctor", "--service", "media", "--service", "lock", "--json", cwd=tmp_path, env=env
     ).json
     assert body["exitCode"] == 0
     rows = {r["service"]: r for r in body["data"]["rows"]}
-    assert rows["mailer"]["skipped"] is True and rows["mailer"]["ok"] is True
+    assert rows["media"]["skipped"] is True and rows["media"]["ok"] is True
     assert rows["lock"]["ok"] is True and rows["lock"]["adapter"] == "memory"
     assert "cache" not in rows  # --service narrows the rows
-    named = run_toolkit("doctor", "--service", "mailer", cwd=tmp_path, env=env)
+    named = run_toolkit("doctor", "--service", "media", cwd=tmp_path, env=env)
     assert named.returncode == 0
     assert "\u2013 not available in this release" in named.stdout
     assert "not counted as failures" in named.stdout

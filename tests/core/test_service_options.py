@@ -58,8 +58,31 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
         "signed_pickle or json refuses what the cache did not write",
         "signing_key": "issue 12 #5: the HMAC key of signed_pickle (default: from SECRET_KEY)",
     },
+    "storage": {
+        "allow_insecure": "issue 13 #1 (outbound rules): an http endpoint needs it",
+        "allow_private": "issue 13 #1 (outbound rules): an endpoint on a private, loopback "
+        "or link-local address (also after DNS resolution) needs it",
+    },
     "auth": {
         "oidc.leeway": "issue 12 #7: clock-skew tolerance for ID tokens (0 to 5 minutes)",
+    },
+    "flag": {
+        "remotecfg.endpoint": "issue 17 #2: the REST API base URL (a local server in tests)",
+        "remotecfg.ttl": "issue 17 #2: the remote template is cached with a TTL",
+        "remotecfg.allow_insecure": "issue 17 (outbound rules): an http endpoint needs it",
+        "remotecfg.allow_private": "issue 17 (outbound rules): a private, loopback or "
+        "link-local target (also after DNS resolution) needs it",
+    },
+    "secrets": {
+        "allow_private": "issue 17 #1: secretstore refuses private/loopback targets (after "
+        "DNS resolution) unless this is set",
+    },
+    "tenant": {
+        "allowed": "issue 17 #4: unknown tenants answer 400, so the known ones are listed",
+    },
+    "mailer": {
+        "log_body": "issue 13 #4: the log adapter redacts bodies as configured",
+        "backend_path": "issue 13 #4: the provider adapter's django-anymail backend",
     },
 }
 

@@ -9,13 +9,13 @@ Every error is an :class:`~toolkit_batteries.core.errors.InvalidOptionsError` na
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.core.outbound import check_url as _check_url
+from toolkit_batteries.core.outbound import host_is_public
 
 __all__ = [
     "MAX_LEEWAY",
@@ -131,59 +131,19 @@ def build_keyring(options: Any, instance: str = "default") -> KeyRing:
     return KeyRing(None, legacy, by_kid, legacy)
 
 
-def host_is_public(host: str) -> bool:
-    """Tell whether ``host`` is not a loopback, private, link-local or reserved name/IP.
-
-    Only literal addresses and ``localhost`` names are judged here; other names are
-    judged on their resolved addresses when a connection is made.
-    """
-    name = host.strip("[]").lower().rstrip(".")
-    if name == "localhost" or name.endswith(".localhost"):
-        return False
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return True
-    return address_is_public(address)
-
-
-def address_is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Tell whether an IP address is globally routable (IPv4-mapped IPv6 unwrapped)."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast
-
-
 def check_url(url: str, name: str, *, allow_insecure: bool, instance: str = "default") -> str:
     """Return ``url`` if the ``oidc`` rules allow it, else raise ``InvalidOptionsError``.
 
-    https only, and no loopback/private/link-local literal host, unless
-    ``oidc.allow_insecure``; never credentials, a query or a fragment.
+    The shared outbound rules (:func:`toolkit_batteries.core.outbound.check_url`), with
+    ``oidc.allow_insecure`` lifting both the https and the public-host rule.
     """
-
-    def invalid(reason: str) -> InvalidOptionsError:
-        return InvalidOptionsError("auth", name, reason, instance=instance)
-
-    text = (url or "").strip()
-    if not text:
-        raise invalid("is required")
-    try:
-        parts = urlsplit(text)
-        host = parts.hostname or ""
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        raise invalid("is not a valid URL") from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("https", "http") or not host:
-        raise invalid("must be an https:// URL")
-    if scheme == "http" and not allow_insecure:
-        raise invalid("must use https (an http issuer needs oidc.allow_insecure)")
-    if parts.username is not None or parts.password is not None:
-        raise invalid("must not carry credentials")
-    if parts.query or parts.fragment:
-        raise invalid("must not have a query or a fragment")
-    if not allow_insecure and not host_is_public(host):
-        raise invalid(
-            "points at a loopback, private or link-local host (needs oidc.allow_insecure)"
-        )
-    return text
+    return _check_url(
+        url,
+        service="auth",
+        field=name,
+        instance=instance,
+        allow_insecure=allow_insecure,
+        allow_private=allow_insecure,
+        insecure_option="oidc.allow_insecure",
+        private_option="oidc.allow_insecure",
+    )

@@ -6,7 +6,10 @@ from datetime import timedelta
 
 from toolkit_batteries.core.options import Duration, option, options_class
 
-__all__ = ["FlagOptions", "RemoteConfigFlagOptions", "StaticFlagOptions"]
+__all__ = ["DEFAULT_ENDPOINT", "FlagOptions", "RemoteConfigFlagOptions", "StaticFlagOptions"]
+
+#: The remote configuration service's REST API base URL (``remotecfg.endpoint`` unset).
+DEFAULT_ENDPOINT = "https://firebaseremoteconfig.googleapis.com"
 
 
 @options_class
@@ -24,6 +27,12 @@ class RemoteConfigFlagOptions:
     project_id: str = option("", doc="project id")
     service_account: str = option("", doc="path to the service-account JSON key file")
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
+    endpoint: str = option("", doc="overrides the service's REST API base URL")
+    ttl: Duration = option(timedelta(seconds=60), doc="how long a fetched template is fresh")
+    allow_insecure: bool = option(False, doc="permits an http endpoint or token URI")
+    allow_private: bool = option(
+        False, doc="permits private/loopback/link-local dialing; logs a line at startup"
+    )
 
 
 @options_class

@@ -11,10 +11,12 @@ __all__ = ["MailerOptions"]
 
 @options_class
 class MailerOptions:
-    """Options of ``mailer``; adapters ``log`` (default) and ``smtp``.
+    """Options of ``mailer``; adapters ``log`` (default), ``smtp``, ``memory``, ``provider``.
 
     ``host`` and ``port`` are always required, so the ``log`` default keeps a dummy
-    ``localhost:25``.
+    ``localhost:25``. Beyond the spec's table: ``log_body`` says how much of a message
+    body the ``log`` adapter writes to the ``toolkit.mailer`` logger, and ``backend_path`` is
+    the Django e-mail backend (a django-anymail one) the ``provider`` adapter hands to.
     """
 
     host: str = option("localhost", doc="SMTP hostname")
@@ -27,4 +29,12 @@ class MailerOptions:
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
     max_message_size: ByteSize = option(
         ByteSize(10 * 1024 * 1024), doc="maximum message size in bytes"
+    )
+    log_body: str = option(
+        "redacted",
+        choices=("redacted", "full", "none"),
+        doc="log adapter: body credentials masked (redacted), verbatim (full) or omitted (none)",
+    )
+    backend_path: str = option(
+        "", doc="provider adapter: dotted path of the Django e-mail backend that delivers"
     )

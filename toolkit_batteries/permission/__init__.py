@@ -1,4 +1,21 @@
-"""Authorization checks: role-based rules or a policy-file engine.
+"""The ``permission`` battery: what a verified caller may do (authorization).
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured authorizer from the registry (``services.permission()``) or a
+container (``container.permission()``); pick the adapter in settings: ``noop`` (default,
+allows everything), ``rbac`` (the ``rules`` option: roles, actions, deny wins, owned-only)
+or ``policyfile`` (a pycasbin model and policy file)::
+
+    services.permission().check(request.auth, "post.edit", post)     # True / False
+    services.permission().require(request.auth, "post.edit", post)   # or PermissionDeniedError
+
+DRF views use :class:`toolkit_batteries.permission.drf.HasPermission`; plain views
+:func:`toolkit_batteries.permission.decorators.permission_required`. Both take the caller
+from the auth battery's verified bearer token. Importing this package imports no vendor
+SDK.
 """
+
+from __future__ import annotations
+
+from .base import Authorizer, PermissionDeniedError, Subject
+
+__all__ = ["Authorizer", "PermissionDeniedError", "Subject"]

@@ -33,9 +33,21 @@ class PermissionOptions:
     rules: tuple[PermissionRule, ...] = option([], doc="authorization rules")
 
     def validate(self, where: Where) -> None:
-        """Reject an owned-only rule that does not say which attribute holds the owner."""
+        """Reject rules that cannot match as written.
+
+        A rule needs a ``Role`` and an ``Action`` (``*`` for any), and an ``OwnedOnly``
+        rule needs the ``OwnedAttr`` that holds the owner. Fields are named as decoded
+        (``rules[2].owned_attr``), the reason gives the spec's spelling.
+        """
         for index, rule in enumerate(self.rules):
+            for key, value in (("role", rule.role), ("action", rule.action)):
+                if not value.strip():
+                    raise where.invalid(
+                        f"rules[{index}].{key}",
+                        f'is required ({key.capitalize()}; use "*" for any)',
+                    )
             if rule.owned_only and not rule.owned_attr:
                 raise where.invalid(
-                    f"rules[{index}].owned_attr", "is required when owned_only is true"
+                    f"rules[{index}].owned_attr",
+                    "is required when owned_only is true (OwnedAttr with OwnedOnly)",
                 )

@@ -1,4 +1,27 @@
-"""Secret lookup from the environment or a secrets server.
+"""The ``secrets`` battery: named secrets from the environment or a secrets server.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.secrets()``) or a container
+(``container.secrets()``); pick ``env`` (the default: ``TOOLKIT_FOO`` is secret ``FOO``)
+or ``secretstore`` (a secrets server's KV v2 API, through hvac) in settings. Values never
+appear in a repr, a log line or an error.
 """
+
+from __future__ import annotations
+
+from .base import (
+    InvalidSecretNameError,
+    SecretAccessDeniedError,
+    SecretNotFoundError,
+    Secrets,
+    SecretsError,
+    SecretsNotSupportedError,
+)
+
+__all__ = [
+    "InvalidSecretNameError",
+    "SecretAccessDeniedError",
+    "SecretNotFoundError",
+    "Secrets",
+    "SecretsError",
+    "SecretsNotSupportedError",
+]

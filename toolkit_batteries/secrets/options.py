@@ -13,6 +13,10 @@ class SecretsOptions:
 
     addr: str = option("", doc="secrets-server address")
     allow_insecure: bool = option(False, doc="permit a plain-http address")
+    allow_private: bool = option(
+        False,
+        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
+    )
     allow_insecure_token_file_perms: bool = option(
         False, doc="permit a token file readable beyond its owner (0600 or stricter otherwise)"
     )

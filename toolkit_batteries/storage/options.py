@@ -46,6 +46,10 @@ class StorageOptions:
     )
     sync_fail: str = option("", choices=("warn", "require"), doc="on sync failure: warn or require")
     account_id: str = option("", doc="account id (objstore_b)")
+    allow_insecure: bool = option(False, doc="permit an http endpoint")
+    allow_private: bool = option(
+        False, doc="permit an endpoint on a private, loopback or link-local address"
+    )
     policy: dict[str, BucketPolicy] = option(
         {}, doc="bucket name (or Default) to access policy; empty = legacy private mode"
     )

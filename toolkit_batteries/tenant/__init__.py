@@ -1,4 +1,33 @@
-"""Tenant resolution from a fixed id, a header or a subdomain.
+"""The ``tenant`` battery: which tenant a request belongs to, and keys that carry it.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+``single`` (the default) puts every request in one tenant (``id``); ``header`` reads the
+id from a header (``X-Tenant-ID``) or the host's subdomain (``subdomain_regex``).
+:class:`~toolkit_batteries.tenant.middleware.TenantMiddleware` sets ``request.tenant``
+and the current tenant; :func:`tenant_prefix` and :func:`cache_key_function` put it into
+storage, queue and cache keys. Importing this package imports no SDK.
 """
+
+from __future__ import annotations
+
+from .base import Tenant, TenantError
+from .context import (
+    NO_TENANT,
+    TENANT_ID,
+    cache_key_function,
+    current_tenant,
+    is_valid_tenant_id,
+    tenant_prefix,
+    using_tenant,
+)
+
+__all__ = [
+    "NO_TENANT",
+    "TENANT_ID",
+    "Tenant",
+    "TenantError",
+    "cache_key_function",
+    "current_tenant",
+    "is_valid_tenant_id",
+    "tenant_prefix",
+    "using_tenant",
+]

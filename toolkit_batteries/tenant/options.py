@@ -14,3 +14,8 @@ class TenantOptions:
     header: str = option("X-Tenant-ID", doc="header carrying the tenant id")
     subdomain_regex: str = option("", doc="optional subdomain pattern")
     id: str = option("default", doc="fixed tenant id (single)")
+    # Not in the spec's table: the "unknown tenants answer 400" needs a list of
+    # the known ones. Empty (the default) accepts every well-formed id.
+    allowed: tuple[str, ...] = option(
+        [], doc="known tenant ids (header); empty accepts every well-formed id"
+    )

@@ -28,11 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import ipaddress
 import json
 import logging
-import socket
-import ssl
 import threading
 import time
 import urllib.error
@@ -51,7 +48,7 @@ from toolkit_batteries.auth.base import (
     UnsupportedOperationError,
 )
 from toolkit_batteries.auth.options import OIDCOptions
-from toolkit_batteries.auth.policy import address_is_public, check_leeway, check_url
+from toolkit_batteries.auth.policy import check_leeway, check_url
 from toolkit_batteries.auth.revocation import MemoryRevocationStore
 from toolkit_batteries.auth.tokens import build_claims, check_audience, check_times, read_header
 from toolkit_batteries.core.adapter import OpenContext
@@ -60,6 +57,8 @@ from toolkit_batteries.core.errors import (
     MissingExtraError,
     ServiceUnavailableError,
 )
+from toolkit_batteries.core.outbound import OutboundBlockedError, connector
+from toolkit_batteries.core.outbound.urllib_opener import guarded_opener
 
 try:
     import jwt as pyjwt
@@ -78,83 +77,13 @@ MAX_DOCUMENT_BYTES = 1_048_576
 REFRESH_INTERVAL = 30.0
 
 
-class _Blocked(OSError):
-    """A connection to a non-public address without ``oidc.allow_insecure``."""
+#: Kept for callers of the former private names: the shared guard (core.outbound).
+_Blocked = OutboundBlockedError
 
 
 def _guarded_connector(allow_private: bool) -> Any:
-    """Return a ``socket.create_connection`` that refuses non-public addresses.
-
-    The host is resolved once and the socket connects to a checked address, so a DNS
-    answer cannot change between the check and the connection.
-    """
-
-    def connect(address: tuple[str, int], timeout: Any = None, source_address: Any = None):
-        host, port = address
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        if not allow_private:
-            for info in infos:
-                if not address_is_public(ipaddress.ip_address(info[4][0].split("%")[0])):
-                    raise _Blocked("the provider resolves to a non-public address")
-        error: OSError | None = None
-        for family, kind, proto, _, sockaddr in infos:
-            sock = socket.socket(family, kind, proto)
-            try:
-                if timeout is not None:
-                    sock.settimeout(timeout)
-                if source_address:
-                    sock.bind(source_address)
-                sock.connect(sockaddr)
-                return sock
-            except OSError as exc:
-                sock.close()
-                error = exc
-        raise error or OSError("no address to connect to")
-
-    return connect
-
-
-def _opener(allow_insecure: bool) -> urllib.request.OpenerDirector:
-    """Build a urllib opener: guarded connections, TLS 1.2+, no redirects, no proxies.
-
-    Assembled by hand (not ``build_opener``) so no default handler sneaks in: no
-    environment proxies, no ``file:``/``ftp:``/``data:`` URLs, no redirect following.
-    """
-    connector = _guarded_connector(allow_insecure)
-
-    class GuardedHTTP(http.client.HTTPConnection):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._create_connection = connector
-
-    class GuardedHTTPS(http.client.HTTPSConnection):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._create_connection = connector
-
-    context = ssl.create_default_context()
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-
-    class HTTPHandler(urllib.request.HTTPHandler):
-        def http_open(self, req: Any) -> Any:
-            if not allow_insecure:
-                raise _Blocked("http needs oidc.allow_insecure")
-            return self.do_open(GuardedHTTP, req)
-
-    class HTTPSHandler(urllib.request.HTTPSHandler):
-        def https_open(self, req: Any) -> Any:
-            return self.do_open(GuardedHTTPS, req, context=context)
-
-    opener = urllib.request.OpenerDirector()
-    for handler in (
-        urllib.request.UnknownHandler(),
-        HTTPHandler(),
-        HTTPSHandler(),
-        urllib.request.HTTPDefaultErrorHandler(),
-        urllib.request.HTTPErrorProcessor(),
-    ):
-        opener.add_handler(handler)
-    return opener
+    """Return a ``socket.create_connection`` that refuses non-public addresses."""
+    return connector(allow_private=allow_private)
 
 
 class OIDCAuthenticator(Authenticator):
@@ -181,7 +110,7 @@ class OIDCAuthenticator(Authenticator):
             raise InvalidOptionsError("auth", "oidc.timeout", "must be positive", instance=instance)
         self._leeway = check_leeway(options.leeway, "oidc.leeway", instance)
         self._clock = clock
-        self._opener = _opener(allow)
+        self._opener = guarded_opener(allow_insecure=allow, allow_private=allow)
         #: Guards the refresh bookkeeping only; never held while fetching.
         self._lock = threading.Lock()
         self._refreshing = False
@@ -224,18 +153,18 @@ class OIDCAuthenticator(Authenticator):
         try:
             with self._opener.open(request, timeout=self._timeout) as response:
                 body = response.read(MAX_DOCUMENT_BYTES + 1)
+        except OutboundBlockedError:
+            raise InvalidOptionsError(
+                "auth",
+                "oidc.issuer",
+                "leads to a non-public address or to http (needs oidc.allow_insecure)",
+                instance=self.instance,
+            ) from None
         except urllib.error.HTTPError as exc:
             raise ServiceUnavailableError(
                 "auth", f"the provider answered HTTP {exc.code}", instance=self.instance
             ) from None
         except (OSError, http.client.HTTPException) as exc:
-            if isinstance(exc, _Blocked) or isinstance(getattr(exc, "reason", None), _Blocked):
-                raise InvalidOptionsError(
-                    "auth",
-                    "oidc.issuer",
-                    "leads to a non-public address or to http (needs oidc.allow_insecure)",
-                    instance=self.instance,
-                ) from None
             raise ServiceUnavailableError(
                 "auth",
                 f"the provider is unreachable ({type(exc).__name__})",

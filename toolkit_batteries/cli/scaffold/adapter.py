@@ -237,7 +237,8 @@ def _method(func: ast.FunctionDef, source: str, module: str) -> _Method:
             use(arg.annotation)
             text += f": {seg(arg.annotation)}"
         if default is not None:
-            use(default)
+            if not (isinstance(default, ast.Constant) and isinstance(default.value, str)):
+                use(default)  # a string default is a value, not a quoted annotation
             text += f" = {seg(default)}" if arg.annotation is not None else f"={seg(default)}"
         return text
 

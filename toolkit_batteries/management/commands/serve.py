@@ -205,6 +205,10 @@ def serve(
     from django.conf import settings
 
     preflight(say)
+    if not asgi:  # no --asgi flag: the router battery's adapter decides (router_a: ASGI)
+        from toolkit_batteries.router.serving import serves_asgi
+
+        asgi = serves_asgi()
     app_path = _asgi_application() if asgi else getattr(settings, "WSGI_APPLICATION", None)
     if not app_path:
         raise ServeError("settings.WSGI_APPLICATION is not set", EXIT_INVALID)

@@ -1,0 +1,166 @@
+"""Secret values and tokens never reach a log line, an error, a repr or ``toolkit config show``.
+
+Each test drives the battery through its normal and failing paths with every logger at
+DEBUG (hvac, requests and urllib3 included), gathers everything a person could read
+(log records, error messages and tracebacks, reprs, CLI output) and scans it for the
+values and the token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import traceback
+
+import pytest
+
+from tests.cli.conftest import base_env, run_toolkit
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+
+from .conftest import store_block
+from .server import KVServer
+
+ENV_VALUE = "env-secret-Wq7-9f3e-never-shown"
+STORE_VALUE = "store-secret-Kj2-4c1a-never-shown"
+FIELD_VALUE = "field-secret-Tt5-81bd-never-shown"
+WRITTEN_VALUE = "written-secret-Mm1-77aa-never-shown"
+TOKEN = "hvs.token-Rr8-5d2c-never-shown"
+
+
+def _errors_text(error: BaseException) -> list[str]:
+    return [str(error), repr(error), "".join(traceback.format_exception(error))]
+
+
+def _scan(texts: list[str], needles: list[str]) -> None:
+    joined = "\n".join(texts)
+    for needle in needles:
+        assert needle not in joined, f"a secret leaked into: {joined[:2000]}"
+
+
+def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
+    texts = [caplog.text]
+    for record in caplog.records:
+        texts.append(record.getMessage())
+        texts.append(repr(record.args))
+        if record.exc_info and record.exc_info[1] is not None:
+            texts.extend(_errors_text(record.exc_info[1]))
+    return texts
+
+
+def test_no_value_or_token_in_logs_errors_or_reprs(monkeypatch, caplog):
+    caplog.set_level(logging.DEBUG)
+    texts: list[str] = []
+
+    def failing(call) -> None:
+        try:
+            call()
+        except Exception as exc:
+            texts.extend(_errors_text(exc))
+        else:  # pragma: no cover - each call below must fail
+            raise AssertionError("expected an error")
+
+    monkeypatch.setenv("TOOLKIT_DB_PASSWORD", ENV_VALUE)
+    with KVServer() as server:
+        server.add_token(TOKEN, ttl=3)
+        server.put("TOOLKIT/API_KEY", {"value": STORE_VALUE, "other": FIELD_VALUE})
+        config = Config.load(
+            {
+                "secrets": {
+                    "default": {"adapter": "env"},
+                    "store": store_block(server, TOKEN),
+                }
+            },
+            {},
+        )
+        container = Container(config)
+        env, store = container.secrets(), container.secrets("store")
+        assert env.get("DB_PASSWORD") == ENV_VALUE
+        assert store.get("API_KEY") == STORE_VALUE
+        assert store.get("API_KEY#other") == FIELD_VALUE
+        store.set("WRITTEN", WRITTEN_VALUE)
+        assert store.get("WRITTEN") == WRITTEN_VALUE
+        failing(lambda: env.get("MISSING"))
+        failing(lambda: store.get("MISSING"))
+        failing(lambda: store.get("API_KEY#missing"))
+        failing(lambda: env.set("DB_PASSWORD", ENV_VALUE))
+        failing(lambda: env.get(ENV_VALUE))  # a value passed as a name by mistake
+        failing(lambda: store.set("bad name", WRITTEN_VALUE))
+        deadline = time.monotonic() + 5
+        while server.count("POST", "/v1/auth/token/renew-self") < 1:
+            assert time.monotonic() < deadline, "no renewal"
+            time.sleep(0.02)
+        texts += [repr(env), repr(store), str(store.__dict__.keys())]
+        texts += [repr(config.service("secrets", "store").options), repr(config)]
+        server.revoke(TOKEN)
+        failing(lambda: store.get("API_KEY"))
+        failing(lambda: store.set("WRITTEN", WRITTEN_VALUE))
+        url = server.url
+        container.close()
+    # The server is gone: a fresh open fails, and its error must not carry the token.
+    gone = Config.load({"secrets": store_block(_Gone(url), TOKEN)}, {})
+    failing(lambda: Container(gone).secrets())
+    texts += _log_texts(caplog)
+    assert any("secretstore allows" in record.getMessage() for record in caplog.records)
+    assert any(r.name.startswith("urllib3") for r in caplog.records)  # library logs captured
+    _scan(texts, [ENV_VALUE, STORE_VALUE, FIELD_VALUE, WRITTEN_VALUE, TOKEN])
+
+
+class _Gone:
+    """Stands for a stopped server in ``store_block`` (only ``url`` is read)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+
+def test_a_failing_renewal_logs_no_token(caplog):
+    caplog.set_level(logging.DEBUG)
+    with KVServer() as server:
+        server.add_token(TOKEN, ttl=3)
+        container = Container(Config.load({"secrets": store_block(server, TOKEN)}, {}))
+        store = container.secrets()
+        server.revoke(TOKEN)  # the next renewal is refused
+        deadline = time.monotonic() + 5
+        while not any("renewal failed" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, "no failed renewal logged"
+            time.sleep(0.02)
+        assert store.renewals == 0
+        container.close()
+    _scan(_log_texts(caplog), [TOKEN])
+
+
+def test_config_show_never_prints_the_token_or_an_env_secret(tmp_path):
+    env = base_env(
+        SECRETS__DEFAULT__ADAPTER="secretstore",
+        SECRETS__DEFAULT__ADDR="https://secrets.example.com:8200",
+        SECRETS__DEFAULT__TOKEN=TOKEN,
+        SECRETS__DEFAULT__MOUNT="kv",
+        TOOLKIT_DB_PASSWORD=ENV_VALUE,
+    )
+    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
+    assert text.returncode == 0, text
+    assert "secrets (secretstore)" in text.stdout.splitlines()
+    js = run_toolkit("config", "show", "--json", "--service", "secrets", cwd=tmp_path, env=env)
+    options = js.json["data"]["secrets"]["default"]["options"]
+    assert options["token"] == "[redacted]" and options["mount"] == "kv"
+    raw = run_toolkit(
+        "config", "show", "--service", "secrets", "--format", "json", cwd=tmp_path, env=env
+    )
+    assert json.loads(raw.stdout)["secrets"]["default"]["adapter"] == "secretstore"
+    outputs = [text.stdout, text.stderr, js.stdout, js.stderr, raw.stdout, raw.stderr]
+    _scan(outputs, [TOKEN, ENV_VALUE])
+
+
+def test_config_show_keeps_a_token_file_path_but_not_its_content(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(0o600)
+    env = base_env(
+        SECRETS__DEFAULT__ADAPTER="secretstore",
+        SECRETS__DEFAULT__ADDR="https://secrets.example.com",
+        SECRETS__DEFAULT__TOKEN_FILE=str(token_file),
+    )
+    js = run_toolkit("config", "show", "--json", "--service", "secrets", cwd=tmp_path, env=env)
+    assert js.json["data"]["secrets"]["default"]["options"]["token_file"] == str(token_file)
+    _scan([js.stdout, js.stderr], [TOKEN])

@@ -1,0 +1,278 @@
+"""An ``httpx`` transport that applies the outbound rules at connect time.
+
+Built on the clients' documented extension points only: :class:`GuardedTransport` is an
+``httpx.BaseTransport`` (``httpx.AsyncBaseTransport`` for :class:`AsyncGuardedTransport`)
+over an ``httpcore`` connection pool whose ``network_backend`` resolves each host once,
+refuses non-public addresses unless ``allow_private`` (:class:`OutboundBlockedError`),
+and connects to an address it checked. TLS still verifies the certificate and sends SNI
+for the URL's host name (httpcore passes the origin's host to ``start_tls``), so
+connecting by address changes nothing but the DNS race.
+
+Use it with ``follow_redirects=False`` and ``trust_env=False`` (an environment proxy
+would be dialed instead of the target, bypassing the check)::
+
+    client = httpx.Client(transport=GuardedTransport(allow_private=False),
+                          follow_redirects=False, trust_env=False)
+
+Plain ``http://`` URLs are refused (``OutboundBlockedError``) unless ``allow_insecure``.
+"""
+
+from __future__ import annotations
+
+import ssl
+import typing
+from typing import Any
+
+import anyio
+import certifi
+import httpcore
+import httpx
+
+from . import OutboundBlockedError, is_public, resolve_public
+
+__all__ = ["AsyncGuardedTransport", "GuardedBackend", "GuardedTransport"]
+
+#: httpcore's errors -> httpx's (most specific first), as ``httpx.HTTPTransport`` maps them.
+_ERRORS: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+
+def _mapped(exc: Exception) -> Exception:
+    for source, target in _ERRORS:
+        if isinstance(exc, source):
+            return target(str(exc))
+    return exc
+
+
+def _core_request(request: httpx.Request, allow_insecure: bool) -> httpcore.Request:
+    if request.url.scheme != "https" and not allow_insecure:
+        raise OutboundBlockedError(
+            "an outbound call was refused: plain http (allow_insecure is off)"
+        )
+    return httpcore.Request(
+        method=request.method,
+        url=httpcore.URL(
+            scheme=request.url.raw_scheme,
+            host=request.url.raw_host,
+            port=request.url.port,
+            target=request.url.raw_path,
+        ),
+        headers=request.headers.raw,
+        content=request.stream,
+        extensions=request.extensions,
+    )
+
+
+def _ssl_context(ssl_context: ssl.SSLContext | None) -> ssl.SSLContext:
+    if ssl_context is not None:
+        return ssl_context
+    context = ssl.create_default_context(cafile=certifi.where())  # httpx's own roots
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+class GuardedBackend(httpcore.SyncBackend):
+    """An httpcore network backend: resolve once, check, connect to a checked address."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        self.allow_private = allow_private
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        try:
+            infos = resolve_public(host, port, allow_private=self.allow_private)
+        except OSError as exc:  # the name does not resolve
+            raise httpcore.ConnectError(f"name resolution failed ({type(exc).__name__})") from None
+        error: Exception | None = None
+        for info in infos:
+            try:  # a literal address: the base class does no DNS lookup
+                return super().connect_tcp(
+                    str(info[4][0]), port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                error = exc
+        raise error or httpcore.ConnectError("no address to connect to")
+
+
+class AsyncGuardedBackend(httpcore.AnyIOBackend):
+    """The async twin of :class:`GuardedBackend` (asyncio or trio, through anyio)."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        self.allow_private = allow_private
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        import socket
+
+        try:
+            infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise httpcore.ConnectError(f"name resolution failed ({type(exc).__name__})") from None
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        if not self.allow_private and not all(is_public(a) for a in addresses):
+            raise OutboundBlockedError(
+                "an outbound call was refused: the host resolves to a private, loopback "
+                "or link-local address (allow_private is off)"
+            )
+        error: Exception | None = None
+        for address in addresses:
+            try:
+                return await super().connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                error = exc
+        raise error or httpcore.ConnectError("no address to connect to")
+
+
+class _Stream(httpx.SyncByteStream):
+    def __init__(self, stream: typing.Iterable[bytes]) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> typing.Iterator[bytes]:
+        try:
+            yield from self._stream
+        except Exception as exc:
+            mapped = _mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)
+        if close is not None:
+            close()
+
+
+class _AsyncStream(httpx.AsyncByteStream):
+    def __init__(self, stream: typing.AsyncIterable[bytes]) -> None:
+        self._stream = stream
+
+    async def __aiter__(self) -> typing.AsyncIterator[bytes]:
+        try:
+            async for part in self._stream:
+                yield part
+        except Exception as exc:
+            mapped = _mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class GuardedTransport(httpx.BaseTransport):
+    """An ``httpx`` transport whose connections obey the outbound rules.
+
+    ``ssl_context`` defaults to the certifi roots httpx uses, with a TLS 1.2 floor; pool limits
+    are httpcore's keyword arguments (``max_connections`` ...).
+    """
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool,
+        allow_insecure: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int | None = 10,
+        **pool: Any,
+    ) -> None:
+        self.allow_private = allow_private
+        self.allow_insecure = allow_insecure
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=_ssl_context(ssl_context),
+            network_backend=GuardedBackend(allow_private=allow_private),
+            max_connections=max_connections,
+            **pool,
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        core = _core_request(request, self.allow_insecure)
+        try:
+            response = self._pool.handle_request(core)
+        except Exception as exc:
+            mapped = _mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        assert isinstance(response.stream, typing.Iterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_Stream(response.stream),
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class AsyncGuardedTransport(httpx.AsyncBaseTransport):
+    """The async twin of :class:`GuardedTransport` (for ``httpx.AsyncClient``)."""
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool,
+        allow_insecure: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int | None = 10,
+        **pool: Any,
+    ) -> None:
+        self.allow_private = allow_private
+        self.allow_insecure = allow_insecure
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=_ssl_context(ssl_context),
+            network_backend=AsyncGuardedBackend(allow_private=allow_private),
+            max_connections=max_connections,
+            **pool,
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        core = _core_request(request, self.allow_insecure)
+        try:
+            response = await self._pool.handle_async_request(core)
+        except Exception as exc:
+            mapped = _mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        assert isinstance(response.stream, typing.AsyncIterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_AsyncStream(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()

@@ -1,0 +1,160 @@
+"""Derive ``STORAGES`` from ``TOOLKIT["storage"]``, and find the alias holding an instance.
+
+In ``settings.py``::
+
+    STORAGES = django_storage_settings(TOOLKIT)
+
+gives one alias per ``storage`` instance (instance ``default`` -> alias ``default``, which
+is ``default_storage`` and what ``FileField`` uses), plus Django's own ``staticfiles``
+entry unless an instance named ``staticfiles`` replaces it (then ``collectstatic`` writes
+through the battery). Each entry's ``OPTIONS`` are the instance name, the battery options
+that differ from their defaults, and the entry's own ``bucket`` (the bucket the storage
+object itself reads and writes)::
+
+    STORAGES = django_storage_settings(TOOLKIT, overrides={"default": {"bucket": "media"}})
+
+The container's ``open`` derives the same entry, then asks
+:func:`~toolkit_batteries.core.slots.slot_alias` which alias holds it; when none does (a
+script's ``Container(config)``, a test's ``override_settings`` of ``TOOLKIT`` alone), the
+entry is registered with ``storages`` at run time, so Django still builds and holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.errors import ConfigurationError, UnknownAdapterError
+
+if TYPE_CHECKING:
+    from toolkit_batteries.core.adapter import OpenContext
+    from toolkit_batteries.core.slots import Held
+
+    from .base import Storage
+
+__all__ = ["ALIAS_PREFIX", "django_storage_settings", "open_held", "storage_entry"]
+
+#: Prefix of the ``storages`` aliases registered at run time (``toolkit_storage_<digest>``).
+ALIAS_PREFIX = "toolkit_storage"
+#: Entry keys ``overrides`` may set; the options come from TOOLKIT.
+OVERRIDE_KEYS = frozenset({"bucket"})
+#: Django's own ``staticfiles`` entry, kept unless an instance replaces it.
+STATICFILES = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+
+
+def _backend(adapter: str) -> str:
+    """Return the dotted path of a storage adapter name, importing only user classes."""
+    from toolkit_batteries.core.loading import adapter_table, resolve_adapter
+
+    table = adapter_table("storage")
+    text = adapter.strip()
+    canonical = table.names.get(text.lower())
+    if canonical is not None:
+        return table.adapters[canonical]
+    if "." not in text:
+        raise UnknownAdapterError("storage", text or repr(adapter), table.available())
+    resolve_adapter("storage", text)
+    return text
+
+
+def _non_default_options(options: Any) -> dict[str, Any]:
+    from toolkit_batteries.core.options import options_to_dict
+
+    from .options import StorageOptions
+
+    given = options_to_dict(options, redact_secrets=False)
+    defaults = options_to_dict(StorageOptions(), redact_secrets=False)
+    return {key: value for key, value in given.items() if value != defaults.get(key)}
+
+
+class _Slot:
+    """``storages`` seen as a handler with a ``settings`` mapping (what ``slot_alias`` reads)."""
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        from django.core.files.storage import storages
+
+        return storages.backends
+
+
+def storage_entry(adapter: str, instance: str, options: Any, *, bucket: str = "") -> dict[str, Any]:
+    """Return the ``STORAGES`` entry of one ``storage`` instance."""
+    given: dict[str, Any] = {"instance": instance, **_non_default_options(options)}
+    if bucket:
+        given["bucket"] = bucket
+    return {"BACKEND": _backend(adapter), "OPTIONS": given}
+
+
+def django_storage_settings(
+    config: Config | Mapping[str, Any] | None = None,
+    *,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Return the ``STORAGES`` setting ``TOOLKIT["storage"]`` implies (``default`` first).
+
+    ``config`` is a loaded :class:`Config`, a ``TOOLKIT`` mapping (the environment is
+    applied on top, as the container does), or ``None`` for ``settings.TOOLKIT``.
+    ``overrides`` sets an entry's ``bucket`` per alias.
+    """
+    loaded = Config.of(config)
+    names = loaded.instances("storage")
+    extra = dict(overrides or {})
+    for alias, keys in extra.items():
+        if alias not in ["default", *names]:
+            raise ConfigurationError(
+                f'toolkit: storage: overrides name the alias "{alias}", which '
+                f'TOOLKIT["storage"] does not configure'
+            )
+        unknown = sorted(set(keys) - OVERRIDE_KEYS)
+        if unknown:
+            raise ConfigurationError(
+                f"toolkit: storage.{alias}: overrides may set "
+                f"{', '.join(sorted(OVERRIDE_KEYS))}; not {', '.join(unknown)} "
+                "(set the battery's options in TOOLKIT['storage'])"
+            )
+    storages: dict[str, dict[str, Any]] = {}
+    for instance in ["default", *sorted(set(names) - {"default"})]:
+        cfg = loaded.service("storage", instance)
+        bucket = str(extra.get(instance, {}).get("bucket", "") or "")
+        storages[instance] = storage_entry(cfg.adapter, cfg.instance, cfg.options, bucket=bucket)
+    storages.setdefault("staticfiles", dict(STATICFILES))
+    return storages
+
+
+def open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage]:
+    """Find (or register) the ``storages`` alias of ``ctx``'s instance; check it can work."""
+    from django.core.files.storage import InvalidStorageError, storages
+
+    from toolkit_batteries.core.djangoready import ensure_django
+    from toolkit_batteries.core.slots import Held, slot_alias
+
+    ensure_django()
+    entry = storage_entry(ctx.adapter, ctx.instance, ctx.options)
+    entry["BACKEND"] = f"{cls.__module__}.{cls.__qualname__}"
+    slot = _Slot()
+
+    def find() -> str:
+        # A configured entry may add its own "bucket": it still holds this instance.
+        configured = slot.settings.get(ctx.instance)
+        if configured is not None and configured.get("BACKEND") == entry["BACKEND"]:
+            options = dict(configured.get("OPTIONS") or {})
+            options.pop("bucket", None)
+            if options == entry["OPTIONS"]:
+                return ctx.instance
+        return slot_alias(slot, entry, preferred=ctx.instance, prefix=ALIAS_PREFIX)
+
+    alias = find()
+
+    def get() -> Storage:
+        nonlocal alias
+        try:
+            return storages[alias]
+        except InvalidStorageError:
+            # STORAGES changed (override_settings): find or register the entry again.
+            alias = find()
+            return storages[alias]
+
+    storage = get()  # build it now, so a bad option fails the open, not the first call
+    storage.apply_policy_sync()
+    return Held(get, alias)

@@ -1,0 +1,132 @@
+"""The view that serves the ``local`` adapter's objects (presigned and public links).
+
+Mount it where ``url_base`` points (default ``MEDIA_URL``)::
+
+    path("media/", include("toolkit_batteries.storage.urls")),          # instance default
+    path("files/", include(storage_urls("uploads"))),                   # another instance
+
+A request with a signature (``?e=&t=&s=``) is checked against its method (``HEAD``
+counts as ``GET``), path and lifetime; a valid one acts as the server, an invalid or
+expired one answers 403. A request without one acts for the request's user
+(``anonymous`` when there is none) and obeys the access policy: ``GET``/``HEAD`` need
+``read``, ``PUT`` needs ``write`` (new object) or ``update`` (overwrite), ``DELETE``
+needs ``delete``; an unsigned ``PUT`` or ``DELETE`` by a signed-in user also passes
+Django's CSRF check. In
+the legacy private mode (no policy) every unsigned request answers 403. Bad keys answer
+400; a missing object 404 (after the access check, so existence does not leak).
+"""
+
+from __future__ import annotations
+
+import logging
+import mimetypes
+from typing import Any
+
+from django.http import FileResponse, HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from toolkit_batteries.core.errors import UnknownInstanceError
+from toolkit_batteries.http.errors import error_response
+
+from .keys import InvalidKeyError, clean_key
+from .policy import AccessDeniedError, subject_of
+
+__all__ = ["serve"]
+
+logger = logging.getLogger("toolkit.storage")
+
+_ALLOWED = ("GET", "HEAD", "PUT", "DELETE")
+
+
+def _storage(instance: str) -> Any:
+    from toolkit_batteries import services
+
+    from .adapters.local import LocalStorage
+
+    try:
+        storage = services.storage(instance)
+    except UnknownInstanceError:
+        return None
+    return storage if isinstance(storage, LocalStorage) else None
+
+
+def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
+    from django.middleware.csrf import CsrfViewMiddleware
+
+    middleware = CsrfViewMiddleware(lambda r: HttpResponse())
+    middleware.process_request(request)
+    return middleware.process_view(request, None, (), {})
+
+
+@csrf_exempt
+def serve(request: HttpRequest, name: str, instance: str = "default") -> HttpResponse:
+    """Serve, store or delete one object of a ``local`` storage (see the module doc).
+
+    An error answer to a signed request is logged here, without the query, and kept from
+    Django's own ``django.request`` record, which carries the request (and its repr the
+    signature).
+    """
+    response = _serve(request, name, instance)
+    if response.status_code >= 400 and "s" in request.GET:
+        logger.warning(
+            "storage.%s: %s %s answered %s to a presigned request",
+            instance,
+            request.method,
+            request.path,
+            response.status_code,
+            extra={"service": "storage", "instance": instance},
+        )
+        response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
+
+
+def _serve(request: HttpRequest, name: str, instance: str) -> HttpResponse:
+    method = request.method or "GET"
+    if method not in _ALLOWED:
+        return error_response(405, headers={"Allow": ", ".join(_ALLOWED)})
+    storage = _storage(instance)
+    if storage is None:
+        return error_response(404)
+    try:
+        key = clean_key(name)
+    except InvalidKeyError as exc:
+        return error_response(400, message=str(exc))
+    query = request.GET
+    if "s" in query:
+        if method == "DELETE" or not storage.verify(
+            method, key, query.get("e", ""), query.get("t", ""), query.get("s", "")
+        ):
+            return error_response(403, message="the link is invalid or expired")
+        view = storage  # the server's own, through the capability it minted
+    else:
+        subject = subject_of(getattr(request, "user", None))
+        # A signed-in user's cookie could be ridden by another site: CSRF applies then.
+        if (
+            subject is not None
+            and method in ("PUT", "DELETE")
+            and (failure := _csrf_failure(request)) is not None
+        ):
+            return failure
+        view = storage.as_subject(subject)
+    try:
+        if method in ("GET", "HEAD"):
+            view.authorize("read", key)
+            try:
+                handle = open(storage.path(key), "rb")  # noqa: SIM115 - FileResponse closes it
+            except (FileNotFoundError, IsADirectoryError):
+                return error_response(404)
+            kind = mimetypes.guess_type(key)[0] or "application/octet-stream"
+            response = FileResponse(handle, content_type=kind)
+            response["X-Content-Type-Options"] = "nosniff"
+            response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+            return response
+        if method == "PUT":
+            view.put(key, request, content_type=request.content_type or "")
+            return HttpResponse(status=201)
+        view.authorize("delete", key)
+        if not storage._raw_exists(key):
+            return error_response(404)
+        view.delete(key)
+        return HttpResponse(status=204)
+    except AccessDeniedError:
+        return error_response(403)
