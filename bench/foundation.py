@@ -44,6 +44,7 @@ VENDOR_MODULES = (
     "casbin",
     "anymail",
     "aiosmtpd",
+    "opentelemetry",
 )
 
 

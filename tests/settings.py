@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "toolkit_batteries.tenant",
     "toolkit_batteries.router",
     "toolkit_batteries.flag",
+    "toolkit_batteries.i18n",
+    "toolkit_batteries.observability",
     "toolkit_batteries.mailer",
     "toolkit_batteries.codegen",
     "rest_framework",

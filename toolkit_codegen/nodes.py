@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .statuses import ERROR_STATUS
+
 __all__ = [
     "HTTP_METHODS",
     "SCALARS",
@@ -60,27 +62,8 @@ SCALARS: tuple[str, ...] = (
 SCALAR_ALIASES: dict[str, str] = {"datetime": "timestamp"}
 HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
-#: gRPC-canonical error codes usable in ``errors:`` and their HTTP statuses. This is the
-#: one code -> status table: ``toolkit_batteries.core.errors.HTTP_STATUS`` (every battery,
-#: the generated views, ``docs/http.md``) is built from it plus the transport-only codes.
-ERROR_STATUS: dict[str, int] = {
-    "cancelled": 499,
-    "unknown": 500,
-    "internal": 500,
-    "data_loss": 500,
-    "invalid_argument": 400,
-    "failed_precondition": 400,
-    "out_of_range": 400,
-    "deadline_exceeded": 504,
-    "not_found": 404,
-    "already_exists": 409,
-    "aborted": 409,
-    "permission_denied": 403,
-    "unauthenticated": 401,
-    "resource_exhausted": 429,
-    "unimplemented": 501,
-    "unavailable": 503,
-}
+#: The gRPC-canonical ``errors:`` codes and their HTTP statuses live in :mod:`.statuses`
+#: (import-free: the batteries read the same table at ``django.setup()``).
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -36,7 +36,7 @@ from django.core.exceptions import ImproperlyConfigured
 # The compiler cannot import this package (it stays standalone), so the gRPC codes a
 # schema may declare keep their statuses in its syntax tree; this module adds only the
 # transport codes no schema declares. Either way one code has one status.
-from toolkit_codegen.nodes import ERROR_STATUS as _SCHEMA_ERROR_STATUS
+from toolkit_codegen.statuses import ERROR_STATUS as _SCHEMA_ERROR_STATUS
 
 __all__ = [
     "HTTP_STATUS",

@@ -20,7 +20,6 @@ them (tests that add tables at run time call it).
 
 from __future__ import annotations
 
-import inspect
 import threading
 from dataclasses import dataclass
 from importlib import import_module
@@ -175,10 +174,13 @@ def base_class_of(service: str, adapters_module: ModuleType | None = None) -> ty
         return declared
     if base_module is None:
         return None
+    # ``type(obj)``, not ``inspect.isclass``: a module-level lazy object (Django's
+    # ``settings``) would be evaluated by an ``isinstance`` check.
     candidates = [
         obj
-        for _, obj in inspect.getmembers(base_module, inspect.isclass)
-        if obj.__module__ == base_module.__name__
+        for obj in list(vars(base_module).values())
+        if issubclass(type(obj), type)
+        and obj.__module__ == base_module.__name__
         and issubclass(obj, Service)
         and obj.service_name == service
     ]

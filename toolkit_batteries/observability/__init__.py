@@ -1,4 +1,13 @@
-"""Traces and metrics, to stdout or an OTLP collector.
+"""The ``observability`` battery: spans and metrics to stdout, nowhere, or an OTLP collector.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.observability()``) or a
+container; ``stdout`` (the default) writes JSON lines, ``noop`` discards, ``otlp`` exports
+through the OpenTelemetry SDK (the ``otlp`` extra). Importing this package imports no
+OpenTelemetry module.
 """
+
+from __future__ import annotations
+
+from .base import Observability, SpanHandle
+
+__all__ = ["Observability", "SpanHandle"]

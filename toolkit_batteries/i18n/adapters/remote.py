@@ -1,0 +1,252 @@
+"""The ``remote`` adapter: catalogs fetched from a translation service over HTTP(S).
+
+Wire format (JSON over HTTP, one catalog per locale):
+
+* ``GET {endpoint}/catalogs/{locale}`` (the locale normalized, ``pt_BR``) with
+  ``Accept: application/json`` and, when ``remote.api_key`` is set,
+  ``Authorization: Bearer <api_key>``. ``200`` answers
+  ``{"locale": "fr", "plural_forms": "nplurals=2; plural=(n > 1);",
+  "messages": {"greeting": "Bonjour", "apple": ["%(count)s pomme", "%(count)s pommes"]}}``
+  (a string, or a list of plural forms in the order the gettext rule numbers them);
+  ``404`` means the service has no catalog for that locale (the chain moves on).
+* ``GET {endpoint}/catalogs`` answers ``{"locales": [...]}``; :meth:`RemoteI18n.ping`
+  uses it.
+
+A locale's catalog is fetched on its first lookup, once however many threads ask
+(the others wait for it), and kept until :meth:`RemoteI18n.reload`. At most
+``remote.max_in_flight`` fetches run at once in the process's instance; a fetch waits at
+most ``remote.timeout`` for a slot and then at most ``remote.timeout`` for each network
+phase. A failed fetch (timeout, connection refused, another status, bad JSON) raises
+:class:`~toolkit_batteries.core.errors.ServiceUnavailableError` and is not cached: an
+outage is never mistaken for a missing key. Bodies over :data:`MAX_CATALOG_BYTES` are
+refused.
+
+Outbound calls are https only unless ``remote.allow_insecure`` and never reach a loopback,
+private or link-local address (judged on the resolved addresses at connect time) unless
+``remote.allow_private``; redirects and environment proxies are not followed. The API key
+never appears in a repr, a log line or an error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any
+from urllib.parse import quote
+
+from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.errors import (
+    InvalidOptionsError,
+    MissingExtraError,
+    ServiceUnavailableError,
+)
+from toolkit_batteries.core.outbound import OutboundBlockedError, check_url
+
+from ..base import Catalog, I18n, plural_rule
+
+try:
+    import httpx
+
+    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport
+except ImportError:  # pragma: no cover - the i18n extra is part of dev installs
+    raise MissingExtraError("i18n", "remote", "i18n", "httpx") from None
+
+__all__ = ["MAX_CATALOG_BYTES", "RemoteI18n", "endpoint_of"]
+
+logger = logging.getLogger("toolkit.i18n")
+
+#: Largest catalog answer read.
+MAX_CATALOG_BYTES = 8 * 1024 * 1024
+_ABSENT = object()
+
+
+def endpoint_of(options: Any, instance: str) -> str:
+    """Check ``remote.endpoint`` against the outbound rules; return it without a trailing ``/``."""
+    if not options.endpoint:
+        raise InvalidOptionsError("i18n", "remote.endpoint", "is required", instance=instance)
+    return check_url(
+        options.endpoint,
+        service="i18n",
+        field="remote.endpoint",
+        instance=instance,
+        allow_insecure=bool(options.allow_insecure),
+        allow_private=bool(options.allow_private),
+        insecure_option="remote.allow_insecure",
+        private_option="remote.allow_private",
+    ).rstrip("/")
+
+
+def _parse(locale: str, body: bytes) -> Catalog:
+    data = json.loads(body)
+    if not isinstance(data, dict) or not isinstance(data.get("messages", {}), dict):
+        raise ValueError("not a catalog")
+    messages: dict[str, str | tuple[str, ...]] = {}
+    for key, value in (data.get("messages") or {}).items():
+        if isinstance(value, str):
+            messages[str(key)] = value
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            messages[str(key)] = tuple(value)
+        else:
+            raise ValueError("a message is neither a string nor a list of strings")
+    return Catalog(locale, messages, plural_rule(str(data.get("plural_forms") or "")))
+
+
+class RemoteI18n(I18n):
+    """Catalogs fetched per locale from a translation service (see the module docstring)."""
+
+    adapter_name = "remote"
+
+    def __init__(
+        self,
+        *,
+        endpoint: str,
+        api_key: str = "",
+        timeout: float = 30.0,
+        max_in_flight: int = 1000,
+        allow_private: bool = False,
+        allow_insecure: bool = False,
+        fallback: str = "",
+        instance: str = "default",
+    ) -> None:
+        super().__init__(fallback=fallback, instance=instance)
+        self._endpoint = endpoint
+        self.timeout = timeout
+        self.max_in_flight = max_in_flight
+        self._slots = threading.BoundedSemaphore(max_in_flight)
+        headers = {"Accept": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._client = httpx.Client(
+            transport=GuardedTransport(
+                allow_private=allow_private,
+                allow_insecure=allow_insecure,
+                max_connections=min(max_in_flight, 100),
+            ),
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+        )
+        self._catalogs: dict[str, Any] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> RemoteI18n:
+        options = ctx.options.remote
+        endpoint = endpoint_of(options, ctx.instance)
+        timeout = options.timeout.total_seconds()
+        if timeout <= 0:
+            raise InvalidOptionsError(
+                "i18n", "remote.timeout", "must be positive", instance=ctx.instance
+            )
+        if int(options.max_in_flight) <= 0:
+            raise InvalidOptionsError(
+                "i18n", "remote.max_in_flight", "must be positive", instance=ctx.instance
+            )
+        if options.allow_private or options.allow_insecure:
+            ctx.logger.warning(
+                "i18n.%s: outbound rules relaxed (allow_private=%s, allow_insecure=%s)",
+                ctx.instance,
+                bool(options.allow_private),
+                bool(options.allow_insecure),
+            )
+        return cls(
+            endpoint=endpoint,
+            api_key=str(options.api_key or ""),
+            timeout=timeout,
+            max_in_flight=int(options.max_in_flight),
+            allow_private=bool(options.allow_private),
+            allow_insecure=bool(options.allow_insecure),
+            instance=ctx.instance,
+        )
+
+    def __repr__(self) -> str:
+        return f"<RemoteI18n i18n.{self.instance}>"
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- fetching ------------------------------------------------------------------
+    def _get(self, path: str) -> tuple[int, bytes]:
+        if not self._slots.acquire(timeout=self.timeout):
+            raise ServiceUnavailableError(
+                "i18n", "no fetch slot within remote.timeout", instance=self.instance
+            )
+        try:
+            with self._client.stream("GET", self._endpoint + path) as response:
+                body = b""
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_CATALOG_BYTES:
+                        raise ServiceUnavailableError(
+                            "i18n", "the catalog answer is too large", instance=self.instance
+                        )
+                return response.status_code, body
+        except OutboundBlockedError:
+            raise InvalidOptionsError(
+                "i18n",
+                "remote.endpoint",
+                "resolves to a private, loopback or link-local address; set remote.allow_private",
+                instance=self.instance,
+            ) from None
+        except httpx.TimeoutException:
+            raise ServiceUnavailableError(
+                "i18n", "the request timed out (remote.timeout)", instance=self.instance
+            ) from None
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailableError(
+                "i18n", f"request failed ({type(exc).__name__})", instance=self.instance
+            ) from None
+        finally:
+            self._slots.release()
+
+    def _fetch(self, locale: str) -> Catalog | None:
+        status, body = self._get(f"/catalogs/{quote(locale, safe='')}")
+        if status == 404:
+            return None
+        if status != 200:
+            raise ServiceUnavailableError(
+                "i18n", f"the service answered HTTP {status}", instance=self.instance
+            )
+        try:
+            return _parse(locale, body)
+        except (ValueError, TypeError):
+            raise ServiceUnavailableError(
+                "i18n", "the service answered a malformed catalog", instance=self.instance
+            ) from None
+
+    def _catalog(self, locale: str) -> Catalog | None:
+        found = self._catalogs.get(locale, _ABSENT)
+        if found is not _ABSENT:
+            return found  # type: ignore[no-any-return]
+        with self._guard:
+            lock = self._locks.setdefault(locale, threading.Lock())
+        with lock:
+            found = self._catalogs.get(locale, _ABSENT)
+            if found is _ABSENT:
+                found = self._fetch(locale)
+                self._catalogs[locale] = found
+        return found  # type: ignore[no-any-return]
+
+    def prefetch(self, *locales: str) -> None:
+        """Fetch the catalogs of ``locales`` now (e.g. at startup) instead of on first use."""
+        for locale in locales:
+            for name in self.chain(locale):
+                self._catalog(name)
+
+    def reload(self) -> None:
+        """Forget every fetched catalog; the next lookup of each locale fetches again."""
+        self._catalogs = {}
+
+    def locales(self) -> list[str]:
+        return sorted(name for name, catalog in self._catalogs.items() if catalog is not None)
+
+    def ping(self) -> None:
+        """Raise :class:`ServiceUnavailableError` unless ``GET /catalogs`` answers 200."""
+        status, _ = self._get("/catalogs")
+        if status != 200:
+            raise ServiceUnavailableError(
+                "i18n", f"the service answered HTTP {status}", instance=self.instance
+            )
