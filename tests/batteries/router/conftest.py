@@ -6,7 +6,6 @@ a WSGI call, or an ASGI scope with ``receive``/``send``.
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 
+from tests.asgi import asgi_request
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -53,34 +53,4 @@ def serve(router: Any, path: str) -> tuple[int, bytes]:
 
 
 async def _asgi(app: Any, path: str) -> tuple[int, bytes]:
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"host", b"testserver")],
-        "client": ("127.0.0.1", 40000),
-        "server": ("127.0.0.1", 80),
-    }
-    sent: list[dict[str, Any]] = []
-    first = True
-    never = asyncio.Event()
-
-    async def receive() -> dict[str, Any]:
-        nonlocal first
-        if first:
-            first = False
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await never.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await asyncio.wait_for(app(scope, receive, send), timeout=10)
-    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-    return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return await asgi_request(app, path, {"host": "testserver"})

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
+from tests.asgi import asgi_request
 from toolkit_batteries import services
 
 VARIANTS = ("single", "header", "subdomain")
@@ -80,44 +81,7 @@ def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
 
 
 async def asgi_get(path: str, headers: dict[str, str]) -> tuple[int, bytes]:
-    """GET ``path`` through Django's real ASGI handler; return status and body.
-
-    Django's ``AsyncClient`` always sends its own ``Host`` besides a given one, so the
-    subdomain variant drives the handler with a scope of its own.
-    """
-    import asyncio
-
+    """GET ``path`` through Django's real ASGI handler (a scope of our own: see tests/asgi)."""
     from django.core.handlers.asgi import ASGIHandler
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-        "client": ("127.0.0.1", 40000),
-        "server": ("127.0.0.1", 80),
-    }
-    sent: list[dict[str, Any]] = []
-    first = True
-    never = asyncio.Event()
-
-    async def receive() -> dict[str, Any]:
-        nonlocal first
-        if first:
-            first = False
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await never.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await asyncio.wait_for(ASGIHandler()(scope, receive, send), timeout=10)
-    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return status, body
+    return await asgi_request(ASGIHandler(), path, headers)
