@@ -16,31 +16,14 @@ machine slows both alike.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Callable
 
+from bench._measure import best_interleaved
 from bench.foundation import Result
 
 #: The Redis server the benchmark uses (the tests' server and database).
 REDIS_URL = os.environ.get("TOOLKIT_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def _rate(loop: Callable[[int], None], pairs: int) -> float:
-    """Return operations per second of ``loop(pairs)`` (two operations per pair)."""
-    started = time.perf_counter()
-    loop(pairs)
-    return 2 * pairs / (time.perf_counter() - started)
-
-
-def _best_interleaved(
-    ours: Callable[[int], None], base: Callable[[int], None], pairs: int, repeats: int
-) -> tuple[float, float]:
-    best_ours = best_base = 0.0
-    for _ in range(repeats):
-        best_base = max(best_base, _rate(base, pairs))
-        best_ours = max(best_ours, _rate(ours, pairs))
-    return best_ours, best_base
 
 
 def bench_kvserver() -> Result:
@@ -77,7 +60,7 @@ def bench_kvserver() -> Result:
 
     try:
         ours(200), base(200)  # connect and warm up both
-        mine, theirs = _best_interleaved(ours, base, pairs=2000, repeats=5)
+        mine, theirs = best_interleaved(ours, base, 2000, repeats=5, per_unit=2)
     finally:
         raw.delete(raw_key)
         cache.clear()
@@ -115,7 +98,7 @@ def _memory_bench(label: str, value: object) -> Result:
 
     ours, base = run(cache), run(django_cache)
     ours(1000), base(1000)
-    mine, theirs = _best_interleaved(ours, base, pairs=20_000, repeats=5)
+    mine, theirs = best_interleaved(ours, base, 20_000, repeats=5, per_unit=2)
     return Result(
         f"memory cache set+get ({label}) vs LocMemCache",
         mine,

@@ -20,10 +20,10 @@ is what buys ``transaction.atomic`` for battery writes).
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Callable
 
+from bench._measure import rate
 from bench.foundation import Result
 
 POSTGRES_DSN = os.environ.get(
@@ -33,18 +33,12 @@ QUERIES = 5_000
 ROUNDS = 5
 
 
-def _rate(run: Callable[[int], None], n: int) -> float:
-    started = time.perf_counter()
-    run(n)
-    return n / (time.perf_counter() - started)
-
-
 def _best_of(runs: dict[str, Callable[[int], None]]) -> dict[str, float]:
     """Interleave the runners ``ROUNDS`` times; keep each one's best rate."""
     best = dict.fromkeys(runs, 0.0)
     for _ in range(ROUNDS):
         for name, run in runs.items():
-            best[name] = max(best[name], _rate(run, QUERIES))
+            best[name] = max(best[name], rate(run, QUERIES))
     return best
 
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from bench._measure import best_interleaved
 from bench.foundation import Result
 
 FLAGS = {
@@ -30,20 +29,6 @@ FLAGS = {
     "rollout": {"rollout": 50, "tenants": {"acme": True, "globex": False}},
 }
 SUBJECTS = [f"user-{i}" for i in range(1000)]
-
-
-def _rate(loop: Callable[[int], None], rounds: int) -> float:
-    started = time.perf_counter()
-    loop(rounds)
-    return rounds * len(SUBJECTS) / (time.perf_counter() - started)
-
-
-def _best(ours: Callable[[int], None], base: Callable[[int], None], rounds: int = 50):
-    best_ours = best_base = 0.0
-    for _ in range(5):
-        best_base = max(best_base, _rate(base, rounds))
-        best_ours = max(best_ours, _rate(ours, rounds))
-    return best_ours, best_base
 
 
 def _flag(reload: bool = False):
@@ -73,7 +58,7 @@ def bench_simple() -> Result:
             for _s in SUBJECTS:
                 get("beta", False)
 
-    mine, theirs = _best(ours, base)
+    mine, theirs = best_interleaved(ours, base, 50, per_unit=len(SUBJECTS))
     return Result(
         f"static flag enabled() vs dict lookup ({mine / theirs:.2f}x)",
         mine,
@@ -103,7 +88,7 @@ def bench_rollout() -> Result:
                 digest = sha256(f"rollout.{subject}".encode()).digest()
                 int.from_bytes(digest, "big") % 100_000_000 < bound  # noqa: B015
 
-    mine, theirs = _best(ours, base, rounds=10)
+    mine, theirs = best_interleaved(ours, base, 10, per_unit=len(SUBJECTS))
     return Result(
         f"static flag rollout enabled() vs dict + hashlib bucket ({mine / theirs:.2f}x)",
         mine,
@@ -130,7 +115,7 @@ def bench_reload() -> Result:
             for _s in SUBJECTS:
                 fixed("beta")
 
-    mine, theirs = _best(ours, base)
+    mine, theirs = best_interleaved(ours, base, 50, per_unit=len(SUBJECTS))
     added_ns = (1 / mine - 1 / theirs) * 1e9
     return Result(
         f"static flag reload on: added cost per evaluation ({mine:,.0f} vs {theirs:,.0f} evals/s)",

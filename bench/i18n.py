@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from bench._measure import best_interleaved
 from bench.foundation import Result
 
 KEYS = [f"message.{i}" for i in range(200)]
@@ -53,20 +52,6 @@ def _catalog() -> Path:
         timeout=30,
     )
     return root
-
-
-def _rate(loop: Callable[[int], None], rounds: int) -> float:
-    started = time.perf_counter()
-    loop(rounds)
-    return rounds * len(KEYS) / (time.perf_counter() - started)
-
-
-def _best(ours: Callable[[int], None], base: Callable[[int], None], rounds: int = 50):
-    best_ours = best_base = 0.0
-    for _ in range(5):
-        best_base = max(best_base, _rate(base, rounds))
-        best_ours = max(best_ours, _rate(ours, rounds))
-    return best_ours, best_base
 
 
 def _setup():
@@ -115,7 +100,7 @@ def bench_explicit_locale() -> Result:
     try:
         with translation.override("fr"):
             assert t(KEYS[0], "fr") == gettext(KEYS[0])
-            mine, theirs = _best(ours, base)
+            mine, theirs = best_interleaved(ours, base, 50, per_unit=len(KEYS))
     finally:
         override.disable()
     return _result('embed t(key, "fr") vs gettext', mine, theirs)
@@ -142,7 +127,7 @@ def bench_active_language() -> Result:
     try:
         with translation.override("fr"):
             assert t(KEYS[0]) == gettext(KEYS[0])
-            mine, theirs = _best(ours, base)
+            mine, theirs = best_interleaved(ours, base, 50, per_unit=len(KEYS))
     finally:
         override.disable()
     return _result("embed t(key) (active language) vs gettext", mine, theirs)
@@ -170,7 +155,7 @@ def bench_plural() -> Result:
     try:
         with translation.override("fr"):
             assert t("%(count)s apple", count=3) == "3 pommes"
-            mine, theirs = _best(ours, base, rounds=20)
+            mine, theirs = best_interleaved(ours, base, 20, per_unit=len(KEYS))
     finally:
         override.disable()
     return _result("embed plural t(count=n) vs ngettext %", mine, theirs)

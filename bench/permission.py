@@ -21,11 +21,11 @@ Runs of the two sides are interleaved and the best of several repeats is kept.
 from __future__ import annotations
 
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench._measure import best_interleaved
 from bench.foundation import Result
 
 if TYPE_CHECKING:
@@ -98,22 +98,6 @@ def _workload() -> list[tuple[Subject, str, object]]:
         for action in ACTIONS
         for resource in (None, mine, other)
     ]
-
-
-def _rate(loop: Callable[[int], None], checks: int) -> float:
-    started = time.perf_counter()
-    loop(checks)
-    return checks / (time.perf_counter() - started)
-
-
-def _best_interleaved(
-    ours: Callable[[int], None], base: Callable[[int], None], checks: int, repeats: int
-) -> tuple[float, float]:
-    best_ours = best_base = 0.0
-    for _ in range(repeats):
-        best_base = max(best_base, _rate(base, checks))
-        best_ours = max(best_ours, _rate(ours, checks))
-    return best_ours, best_base
 
 
 class _Setup:
@@ -192,7 +176,7 @@ def _adapter_bench(adapter: str) -> Result:
         ours, base = setup.ours_loop(authorizer), setup.raw_loop()
         ours(500)
         base(500)
-        mine, theirs = _best_interleaved(ours, base, checks=5000, repeats=5)
+        mine, theirs = best_interleaved(ours, base, 5000, repeats=5)
     finally:
         setup.close()
     return Result(
@@ -240,7 +224,7 @@ def bench_policyfile_misses() -> Result:
 
         ours(500)
         base(500)
-        mine, theirs = _best_interleaved(ours, base, checks=3000, repeats=5)
+        mine, theirs = best_interleaved(ours, base, 3000, repeats=5)
     finally:
         setup.close()
     return Result(

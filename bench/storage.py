@@ -24,25 +24,10 @@ import time
 import uuid
 from collections.abc import Callable
 
+from bench._measure import best_interleaved
 from bench.foundation import Result
 
 PAYLOAD = bytes(range(256)) * 4  # 1 KiB
-
-
-def _rate(loop: Callable[[int], None], pairs: int) -> float:
-    started = time.perf_counter()
-    loop(pairs)
-    return 2 * pairs / (time.perf_counter() - started)
-
-
-def _best_interleaved(
-    ours: Callable[[int], None], base: Callable[[int], None], pairs: int, repeats: int
-) -> tuple[float, float]:
-    best_ours = best_base = 0.0
-    for _ in range(repeats):
-        best_base = max(best_base, _rate(base, pairs))
-        best_ours = max(best_ours, _rate(ours, pairs))
-    return best_ours, best_base
 
 
 def _paired(
@@ -170,7 +155,7 @@ def bench_local() -> Result:
                     handle.read()
 
         ours(100), base(100)
-        mine, theirs = _best_interleaved(ours, base, pairs=2000, repeats=5)
+        mine, theirs = best_interleaved(ours, base, 2000, repeats=5, per_unit=2)
     finally:
         shutil.rmtree(ours_dir, ignore_errors=True)
         shutil.rmtree(base_dir, ignore_errors=True)
