@@ -22,7 +22,8 @@ help:
 	@echo "make test       install, start PostgreSQL/Redis/RabbitMQ if stopped, ruff check, pytest"
 	@echo "make venv       create .venv and install the project with the dev extra"
 	@echo "make services   start the local PostgreSQL, Redis and RabbitMQ servers if stopped;"
-	@echo "                install Chromium + chromedriver (admin browser test) if missing"
+	@echo "                install the Debian packages the tests need (scripts/system-packages.sh)"
+	@echo "                and build pgvector into PostgreSQL (scripts/pgvector.sh) if missing"
 	@echo "make lint       ruff check and ruff format --check"
 	@echo "make bench      run the benchmarks (python -m bench.run)"
 	@echo "make clean      remove build output, caches and ./demo (distclean: also .venv)"
@@ -38,6 +39,7 @@ $(STAMP):
 services:
 	@scripts/services.sh
 	@scripts/system-packages.sh
+	@scripts/pgvector.sh
 
 # Lint and tests both run, so one CI log shows every failure; either one fails the target.
 # pytest's exit code 5 ("no tests collected") is non-zero, so it fails too, with a reason.

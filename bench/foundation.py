@@ -45,6 +45,14 @@ VENDOR_MODULES = (
     "anymail",
     "aiosmtpd",
     "opentelemetry",
+    "PIL",
+    "sqlite_vec",
+    "sqlean",
+    "qdrant_client",
+    "numpy",
+    "weasyprint",
+    "pydyf",
+    "meilisearch",
 )
 
 

@@ -13,10 +13,13 @@
 #   DEMO_DIR      where to render the project (default ./demo; re-rendered on every run)
 #   DEMO_NAME     the project's Python package name (default demo)
 #   DEMO_SMOKE=1  start the server in the background, GET /healthz and /, register, log
-#                 in and GET /api/me, POST and GET /v1/notes (the compiled schema's
-#                 routes) with the token and GET /v1/notes without it (401), print the
-#                 answers (the token redacted), stop it with SIGTERM and fail
-#                 unless it exits cleanly
+#                 in and GET /api/me, find the verification mail in the server's log (the
+#                 `log` mailer) and POST its token to /api/verify, PUT /api/me/avatar and
+#                 GET both presigned links it answers, POST and GET /v1/notes (the
+#                 compiled schema's routes) with the token and GET /v1/notes without it
+#                 (401), print the answers (tokens and signatures redacted), check the
+#                 server log holds no password, bearer token or link signature, stop it
+#                 with SIGTERM and fail unless it exits cleanly
 #   TOOLKIT_ENV   the project's environment switch (default development: the project's
 #                 development SECRET_KEY, plain HTTP; see the README's deploy section)
 #   AUTH__DEFAULT__JWT_SECRET  the JWT signing secret (>= 32 bytes); a random one is
@@ -79,8 +82,12 @@ if [[ "$SMOKE" != 1 ]]; then
 fi
 
 say "smoke: starting toolkit serve on $HOST:$PORT"
-# The server's access log goes to stderr, so stdout holds only this script's report.
-"${SERVE[@]}" >&2 &
+# The server's log (access log, the app's records, the mails of the `log` mailer) goes to
+# stderr, so stdout holds only this script's report; a copy is kept for the smoke run,
+# which reads the verification mail from it and scans it for secrets.
+SERVER_LOG="$DEMO_DIR/.smoke-server.log"
+: >"$SERVER_LOG"
+"${SERVE[@]}" > >(tee -a "$SERVER_LOG" >&2) 2>&1 &
 pid=$!
 trap 'kill -KILL "$pid" 2>/dev/null || true' EXIT
 
@@ -88,7 +95,7 @@ fetch_rc=0
 fetch_host="$HOST"
 [[ "$fetch_host" == 0.0.0.0 ]] && fetch_host=127.0.0.1
 "$VENV/bin/python" "$ROOT/scripts/smoke_fetch.py" "http://$fetch_host:$PORT" "$pid" 30 /healthz / \
-    --accounts --notes || fetch_rc=$?
+    --accounts --notes --mail-log "$SERVER_LOG" || fetch_rc=$?
 
 say "smoke: stopping toolkit serve (SIGTERM)"
 kill -TERM "$pid" 2>/dev/null || true

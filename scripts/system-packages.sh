@@ -1,13 +1,38 @@
 #!/usr/bin/env bash
-# Install the Debian packages the test suite needs beyond Python: a headless Chromium and
-# its WebDriver, for the admin test that drives a real browser (tests/admin/); zsh and fish,
-# whose completion scripts tests/cli/test_completion.py runs for real.
-# Idempotent: does nothing when every program is already on PATH. Uses sudo only when
-# not running as root.
+# Install the Debian packages the test suite and the batteries' default adapters need
+# beyond Python:
+#   chromium, chromium-driver  the admin test that drives a real browser (tests/admin/)
+#   zsh, fish                  completion scripts run for real (tests/cli/test_completion.py)
+#   ffmpeg                     media: video probe (ffprobe), posters and renditions
+#   libpango + fonts           document `local`: WeasyPrint's text layout
+#   poppler-utils              document: PDF pages to PNG (pdftoppm)
+#   texlive-latex-base         document `latex`: pdflatex
+#   bubblewrap                 document `latex`: the sandbox around pdflatex
+# Idempotent: installs only what is missing. Uses sudo only when not running as root.
 set -euo pipefail
 
-if command -v chromium >/dev/null && command -v chromedriver >/dev/null \
-    && command -v zsh >/dev/null && command -v fish >/dev/null; then
+# program-on-PATH -> Debian package
+declare -A wanted=(
+    [chromium]=chromium
+    [chromedriver]=chromium-driver
+    [zsh]=zsh
+    [fish]=fish
+    [ffmpeg]=ffmpeg
+    [ffprobe]=ffmpeg
+    [pdftoppm]=poppler-utils
+    [pdflatex]=texlive-latex-base
+    [bwrap]=bubblewrap
+)
+missing=()
+for program in "${!wanted[@]}"; do
+    command -v "$program" >/dev/null || missing+=("${wanted[$program]}")
+done
+# Libraries and fonts have no program to look for.
+for package in libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" \
+        || missing+=("$package")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
 
@@ -17,5 +42,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 "${as_root[@]}" apt-get update
+# shellcheck disable=SC2046  # one word per package, de-duplicated
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    chromium chromium-driver zsh fish
+    $(printf '%s\n' "${missing[@]}" | sort -u)

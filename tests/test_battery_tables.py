@@ -19,6 +19,10 @@ SQL_ADAPTERS = [
     ("queue", "db"),
     ("session", "db"),
     ("scheduler", "sqlserver"),
+    ("outbox", "db"),
+    ("search", "db"),
+    ("vectorstore", "db"),
+    ("workflow", "db"),
 ]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.ports import free_port
 from tests.reference_app.driver import PASSWORD, RESULTS_MARKER
 from tests.test_template import NAME, _clean_env, render
 
@@ -33,7 +34,10 @@ CHEAP_ARGON2 = {
 }
 #: Each run: its scenarios and the environment it adds. They run concurrently.
 RUNS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
-    "main": (("register", "register_flood", "login", "me", "rehash"), CHEAP_ARGON2),
+    "main": (
+        ("register", "register_flood", "login", "me", "rehash", "verify", "avatar"),
+        {**CHEAP_ARGON2, "MAILER__DEFAULT__ADAPTER": "memory"},
+    ),
     # Mid-cost parameters (~30 ms a hash): still far above a database lookup, so a
     # missing dummy verification shows, yet cheap enough for a loaded machine.
     "timing": (
@@ -45,6 +49,19 @@ RUNS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
         },
     ),
     "logs": (("logged_flow",), {**CHEAP_ARGON2, "DJANGO_DEBUG": "1"}),
+    "prod_logs": (("logged_flow",), CHEAP_ARGON2),
+    # The SMTP server is down (nothing listens on the port): registration still answers.
+    "mail_down": (
+        ("mail_down",),
+        {
+            **CHEAP_ARGON2,
+            "MAILER__DEFAULT__ADAPTER": "smtp",
+            "MAILER__DEFAULT__HOST": "127.0.0.1",
+            "MAILER__DEFAULT__PORT": str(free_port()),
+            "MAILER__DEFAULT__ENCRYPTION": "none",
+            "MAILER__DEFAULT__TIMEOUT": "5s",
+        },
+    ),
     "no_secret": (("login_only",), {**CHEAP_ARGON2, "AUTH__DEFAULT__JWT_SECRET": ""}),
     "dev_secret": (
         ("login_only",),
@@ -58,6 +75,7 @@ def drive(project: Path, db: Path, *scenarios: str, **env: str) -> dict[str, Any
     child_env = _clean_env() | {
         "DJANGO_SETTINGS_MODULE": f"{NAME}.settings",
         "DB__DEFAULT__PATH": str(db),
+        "DJANGO_MEDIA_ROOT": str(db.with_suffix(".media")),  # each run its own files
         "AUTH__DEFAULT__JWT_SECRET": JWT_SECRET,
         "DJANGO_ALLOWED_HOSTS": "testserver",  # the test Client's host
     }
@@ -251,7 +269,8 @@ def test_me_returns_the_callers_account_200(results):
     assert r["ok"]["status"] == 200
     assert r["ok"]["body"]["email"] == "erin@example.com"
     assert r["ok"]["body"]["name"] == "Erin"
-    assert set(r["ok"]["body"]) == {"id", "email", "name"}
+    assert set(r["ok"]["body"]) == {"id", "email", "name", "verified"}
+    assert r["ok"]["body"]["verified"] is False
     assert r["lowercase_scheme"]["status"] == 200
 
 
@@ -270,24 +289,200 @@ def test_me_other_cases(results):
     assert error_of(deleted)["code"] == "not_found"
 
 
+# ------------------------------------------------------------------ verification mail
+
+
+def test_registration_mails_a_verification_link_and_a_taken_email_a_notice(results):
+    r = results["verify"]
+    new, taken = r["new"], r["taken"]
+    # The same answer for a new and a taken email (no enumeration)...
+    assert new["status"] == taken["status"] == 201
+    assert new["body"] == {"email": "Vic@Example.com"}
+    assert taken["body"] == {"email": "vic@example.COM"}
+    assert new["headers"] == taken["headers"]
+    # ...and exactly one mail each, both to the account's owner (its stored address).
+    mails = r["mails"]
+    assert [m["to"] for m in mails] == [["Vic@Example.com"], ["Vic@Example.com"]]
+    assert mails[0]["subject"] == "Verify your email address"
+    assert mails[1]["subject"] == "Someone tried to register with your email address"
+    assert r["token_found"] is True and r["notice_has_token"] is False
+    assert "https://testserver/api/verify?token=" in mails[0]["body"]
+    assert "expires in 48 hours" in mails[0]["body"]
+    assert "log in with your existing password" in mails[1]["body"]
+    assert r["from"] == ["tkproj <noreply@localhost>"] * 2
+    assert r["max_age"] == 2 * 24 * 3600
+
+
+def test_verify_marks_the_account_verified_and_is_idempotent(results):
+    r = results["verify"]
+    assert r["me_before"]["body"]["verified"] is False
+    assert r["ok"]["status"] == 200
+    assert r["ok"]["body"]["email"] == "Vic@Example.com" and r["ok"]["body"]["verified"] is True
+    assert "password_hash" not in r["ok"]["body"]
+    assert r["again"]["status"] == 200 and r["again"]["body"]["verified"] is True
+    assert r["me_after"]["body"]["verified"] is True and r["verified_at_set"] is True
+    assert r["get_not_allowed"]["status"] == 405
+
+
+@pytest.mark.parametrize(
+    ("case", "problem"),
+    [
+        ("tampered", "invalid"),
+        ("garbage", "invalid"),
+        ("other_salt", "invalid"),  # signed with SECRET_KEY, but for another purpose
+        ("expired", "expired"),
+        ("email_changed", "invalid"),
+        ("missing", "required"),
+        ("not_string", "must be a string"),
+    ],
+)
+def test_a_bad_or_expired_token_is_a_400_on_the_token_field(results, case, problem):
+    answer = results["verify"][case]
+    assert answer["status"] == 400, answer
+    assert error_of(answer) == {
+        "code": "invalid_argument",
+        "message": "invalid request",
+        "fields": {"token": [problem]},
+    }
+
+
+def test_the_token_lifetime_is_the_setting(results):
+    assert results["verify"]["aged_short"] == 400
+    assert results["verify"]["wes_verified"] is False
+
+
+def test_a_mail_that_cannot_be_sent_changes_neither_answer(runs):
+    r = runs["mail_down"]["mail_down"]
+    assert r["new"]["status"] == r["taken"]["status"] == 201
+    assert r["new"]["headers"] == r["taken"]["headers"]
+    # Logged with the kind and the error's type, never the mail's body (its link).
+    first, second = r["warnings"]
+    assert first.startswith("mail not sent kind=verification ")
+    assert second.startswith("mail not sent kind=") and "registration notice" in second
+    assert all("error_type=MailDeliveryError" in w and "token" not in w for w in r["warnings"])
+
+
+# ------------------------------------------------------------------ avatar
+
+
+def test_avatar_upload_stores_the_image_and_a_thumbnail_behind_presigned_links(results):
+    r = results["avatar"]
+    assert r["none_yet"]["status"] == 404
+    put = r["put"]
+    assert put["status"] == 200, put
+    body = put["body"]
+    assert set(body) == {"avatar", "thumbnail", "expires_at"}
+    assert {k: body["avatar"][k] for k in ("content_type", "width", "height")} == {
+        "content_type": "image/png",
+        "width": 300,
+        "height": 200,
+    }
+    assert body["thumbnail"]["content_type"] == "image/webp"
+    assert (body["thumbnail"]["width"], body["thumbnail"]["height"]) == (128, 128)
+    for part in ("avatar", "thumbnail"):
+        assert body[part]["url"].startswith("https://testserver/media/avatars/")
+        assert "&s=" in body[part]["url"]
+    # The links are real: an HTTP GET serves the bytes, typed and not sniffable.
+    original = r["original"]
+    assert original["status"] == 200 and original["same"] is True
+    assert original["type"] == "image/png" and original["nosniff"] == "nosniff"
+    assert r["thumb"]["status"] == 200 and r["thumb"]["image"] == ["WEBP", 128, 128]
+    # Stored through the storage battery, in bucket "avatars", under the account's id.
+    pat = r["ids"]["pat"]
+    assert r["keys"]["avatar"] == f"{pat}/avatar.png"
+    assert r["keys"]["avatar_path"] == f"/media/avatars/{pat}/avatar.png"
+    assert r["keys"]["thumbnail_path"].startswith("/media/avatars/_derived/")
+
+
+def test_no_user_reads_or_replaces_another_users_avatar(results):
+    r = results["avatar"]
+    assert r["unsigned"] == 403  # no public access: only a minted link reads
+    assert r["retargeted"] == 403  # Quinn's signature does not open Pat's object
+    quinn = r["quinn_get"]
+    assert quinn["status"] == 200 and quinn["body"]["avatar"]["content_type"] == "image/jpeg"
+    assert f"/avatars/{r['ids']['quinn']}/avatar.jpg?" in quinn["body"]["avatar"]["url"]
+    assert r["ids"]["pat"] not in json.dumps(quinn["body"])
+    assert r["quinn_fetch_same"] is True
+    assert r["pat_get"]["body"]["avatar"]["content_type"] == "image/png"  # still Pat's own
+
+
+@pytest.mark.parametrize(
+    ("case", "status", "code"),
+    [
+        ("header_lies", 415, "unsupported_media_type"),  # JPEG bytes sent as image/png
+        ("not_image_type", 415, "unsupported_media_type"),
+        ("not_an_image", 415, "unsupported_media_type"),
+        ("svg", 415, "unsupported_media_type"),
+        ("too_large", 413, "payload_too_large"),
+        ("too_many_pixels", 413, "payload_too_large"),
+        ("empty", 400, "invalid_argument"),
+    ],
+)
+def test_avatar_size_and_type_are_checked_on_the_bytes(results, case, status, code):
+    answer = results["avatar"][case]
+    assert answer["status"] == status, answer
+    error = error_of(answer)
+    assert error["code"] == code and set(error["fields"]) == {"avatar"}
+
+
+def test_avatar_refusals_change_nothing_and_replacing_drops_the_old_files(results):
+    r = results["avatar"]
+    assert r["big_size"] > 4000 and r["max_bytes"] == 2 * 1024 * 1024
+    assert r["no_token"]["status"] == 401
+    assert r["no_token"]["headers"]["WWW-Authenticate"] == "Bearer"
+    assert r["delete_not_allowed"] == 405
+    assert r["unchanged"] is True  # every refused upload left the PNG in place
+    assert r["replaced"]["status"] == 200
+    assert r["replaced"]["body"]["avatar"]["content_type"] == "image/webp"
+    pat, quinn = r["ids"]["pat"], r["ids"]["quinn"]
+    assert r["new_key"] == f"{pat}/avatar.webp"
+    assert r["old_link"] == 404 and r["old_thumb"] == 404
+    originals = [f for f in r["files"] if not f.startswith("avatars/_derived/")]
+    assert originals == sorted([f"avatars/{pat}/avatar.webp", f"avatars/{quinn}/avatar.jpg"])
+    assert len([f for f in r["files"] if f.startswith("avatars/_derived/")]) == 2
+
+
 # ------------------------------------------------------------------ secrets
 
 
-def test_no_password_token_or_jwt_secret_in_any_log_record(runs):
-    flow = runs["logs"]["logged_flow"]
-    assert flow["statuses"] == [201, 201, 200, 401, 401, 200, 401, 401]
+#: register, taken, verify, login, wrong, unknown, me, bad token, no token, avatar PUT,
+#: GET avatar link, GET thumbnail link, GET tampered link.
+FLOW_STATUSES = [201, 201, 200, 200, 401, 401, 200, 401, 401, 200, 200, 200, 403]
+
+
+@pytest.mark.parametrize("run", ["logs", "prod_logs"])
+def test_no_password_token_signature_or_key_in_any_log_record(runs, run):
+    """The whole flow (register, mail, verify, login, me, avatar, links) at DEBUG."""
+    flow = runs[run]["logged_flow"]
+    assert flow["statuses"] == FLOW_STATUSES
     records = flow["records"]
     loggers = {r["logger"] for r in records}
-    # The capture saw the app, the auth battery and Django's SQL log (DEBUG=1).
-    assert "toolkit.app" in loggers and "django.db.backends" in loggers, loggers
+    # The capture saw the app, the mailer, the storage view (and with DEBUG, Django's SQL).
+    assert {"toolkit.app", "toolkit.mailer", "toolkit.storage"} <= loggers
+    assert ("django.db.backends" in loggers) is (run == "logs")
     assert any("login" in r["message"] for r in records)
-    token = flow["token"]
+    assert any("avatar stored" in r["message"] for r in records)
+    token, verify_token = flow["token"], flow["verify_token"]
+    secrets_ = [PASSWORD, token, token.split(".")[2], JWT_SECRET, flow["secret_key"]]
+    secrets_ += flow["signatures"]  # presigned links' signatures
+    assert len(flow["secret_key"]) >= 40 and all(len(sig) >= 40 for sig in flow["signatures"])
+    mail_records = []
     for record in records:
         text = record["message"] + record["extra"]
-        assert PASSWORD not in text, record
-        assert token not in text, record
-        assert token.split(".")[2] not in text, record  # not even the signature
-        assert JWT_SECRET not in text, record
+        for secret in secrets_:
+            assert secret not in text, (secret[:6], record)
+        if verify_token in text or verify_token.split(":")[-1] in text:
+            mail_records.append(record)
+    # The verification link is the mail itself: in development the log IS the mailbox
+    # (the body is logged, so the link is clickable); nowhere else, and never in production.
+    if run == "logs":
+        assert flow["token_source"] == "log"
+        assert [r["logger"] for r in mail_records] == ["toolkit.mailer"]
+        assert "Verify your email address" in mail_records[0]["message"]
+    else:
+        assert flow["token_source"] == "minted" and mail_records == []
+        mails = [r for r in records if r["logger"] == "toolkit.mailer"]
+        assert len(mails) == 2 and all("(" in r["message"] for r in mails)  # envelope, size
 
 
 def test_without_a_jwt_secret_production_refuses_to_issue_tokens(runs):

@@ -26,6 +26,7 @@ EXPECTED = {
     "cache": "toolkit_batteries.cache.Cache",
     "crypto": "toolkit_batteries.crypto.Crypto",
     "db": "toolkit_batteries.db.Database",
+    "document": "toolkit_batteries.document.Document",
     "eventbus": "toolkit_batteries.eventbus.EventBus",
     "flag": "toolkit_batteries.flag.Flag",
     "i18n": "toolkit_batteries.i18n.I18n",
@@ -33,7 +34,9 @@ EXPECTED = {
     "lock": "toolkit_batteries.lock.Lock",
     "log": "toolkit_batteries.log.Logger",
     "mailer": "toolkit_batteries.mailer.Mailer",
+    "media": "toolkit_batteries.media.Media",
     "observability": "toolkit_batteries.observability.Observability",
+    "outbox": "toolkit_batteries.outbox.Outbox",
     "password": "toolkit_batteries.password.PasswordHasher",
     "permission": "toolkit_batteries.permission.Authorizer",
     "queue": "toolkit_batteries.queue.Queue",
@@ -41,10 +44,14 @@ EXPECTED = {
     "resilience": "toolkit_batteries.resilience.Policy",
     "router": "toolkit_batteries.router.Router",
     "scheduler": "toolkit_batteries.scheduler.Scheduler",
+    "search": "toolkit_batteries.search.Search",
     "secrets": "toolkit_batteries.secrets.Secrets",
     "session": "toolkit_batteries.session.SessionStore",
     "storage": "toolkit_batteries.storage.Storage",
     "tenant": "toolkit_batteries.tenant.Tenant",
+    "vectorstore": "toolkit_batteries.vectorstore.VectorStore",
+    "webhook": "toolkit_batteries.webhook.Webhook",
+    "workflow": "toolkit_batteries.workflow.Workflow",
 }
 
 #: Zero-infrastructure settings under which every landed accessor opens.
@@ -116,8 +123,15 @@ def test_a_type_checker_sees_each_batterys_public_class(
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
-def test_each_accessor_returns_an_instance_of_its_public_class(name: str, tmp_path: Path) -> None:
-    toolkit = {**TOOLKIT, "storage": {"options": {"root": str(tmp_path)}}}
+def test_each_accessor_returns_an_instance_of_its_public_class(
+    name: str, tmp_path: Path, sqlite_dsn: str
+) -> None:
+    # the batteries whose default adapter keeps rows need a migrated database
+    toolkit = {
+        **TOOLKIT,
+        "storage": {"options": {"root": str(tmp_path)}},
+        "db": {"adapter": "sqlfile", "options": {"path": sqlite_dsn}},
+    }
     with override_settings(TOOLKIT=toolkit):
         try:
             assert isinstance(getattr(services, name)(), public_class(EXPECTED[name]))

@@ -43,6 +43,9 @@ EXPECTED_FILES = {
     "accounts/views.py",
     "accounts/migrations/__init__.py",
     "accounts/migrations/0001_initial.py",
+    "accounts/migrations/0002_verified_at_avatar.py",
+    "accounts/verification.py",
+    "accounts/avatars.py",
     "schema/app.toolkit",
 }
 
@@ -54,7 +57,19 @@ TEST_SECRET_KEY = "template-test-key-" + "k7Qz9" * 10
 
 #: Configuration variables of the services the template uses; a child must not inherit
 #: them from whoever runs the tests.
-_TOOLKIT_PREFIXES = ("DB_", "LOG_", "AUTH_", "PASSWORD_", "RATELIMIT_", "SESSION_", "CRYPTO_")
+_TOOLKIT_PREFIXES = (
+    "DB_",
+    "LOG_",
+    "AUTH_",
+    "PASSWORD_",
+    "RATELIMIT_",
+    "SESSION_",
+    "CRYPTO_",
+    "MAILER_",
+    "STORAGE_",
+    "MEDIA_",
+    "ACCOUNTS_",
+)
 
 
 def _clean_env() -> dict[str, str]:
@@ -208,6 +223,55 @@ def test_settings_wire_the_reference_application(project: Path) -> None:
     assert login["adapter"] == "memory" and login["options"]["burst"] == 5
 
 
+def _content_settings(project: Path, **env: str) -> dict:
+    code = (
+        "import json, django\n"
+        "from django.conf import settings\n"
+        "django.setup()\n"
+        "from django.core.files.storage import storages\n"
+        "from toolkit_batteries import services\n"
+        "print(json.dumps({'backend': settings.EMAIL_BACKEND,\n"
+        "    'log_body': settings.EMAIL_LOG_BODY, 'from': settings.DEFAULT_FROM_EMAIL,\n"
+        "    'storages': settings.STORAGES, 'media_root': settings.MEDIA_ROOT,\n"
+        "    'media_url': settings.MEDIA_URL, 'apps': settings.INSTALLED_APPS,\n"
+        "    'storage_is_default': services.storage() is storages['default'],\n"
+        "    'mailer': type(services.mailer()).__name__,\n"
+        "    'verify_max_age': settings.ACCOUNTS_VERIFY_MAX_AGE,\n"
+        "    'avatar_max': settings.ACCOUNTS_AVATAR_MAX_BYTES}))\n"
+    )
+    child_env = _clean_env() | {"DJANGO_SETTINGS_MODULE": f"{NAME}.settings"} | env
+    return run_python_json(code, cwd=project, env=child_env)
+
+
+def test_settings_derive_the_content_batteries_zero_infrastructure(project: Path) -> None:
+    info = _content_settings(project)
+    assert {
+        "toolkit_batteries.mailer",
+        "toolkit_batteries.storage",
+        "toolkit_batteries.media",
+    } <= set(info["apps"])
+    assert info["backend"] == "toolkit_batteries.mailer.adapters.log.LogMailer"
+    assert info["mailer"] == "LogMailer"
+    assert info["log_body"] == "none"  # production never logs a mail's body (its link)
+    assert info["from"] == f"{NAME} <noreply@localhost>"
+    default = info["storages"]["default"]
+    assert default["BACKEND"] == "toolkit_batteries.storage.adapters.local.LocalStorage"
+    assert info["storage_is_default"] is True
+    assert info["media_root"] == str(project / "media") and info["media_url"] == "/media/"
+    assert (info["verify_max_age"], info["avatar_max"]) == (2 * 24 * 3600, 2 * 1024 * 1024)
+    # Development logs the body (the verification link is clickable in the log)...
+    assert _content_settings(project, TOOLKIT_ENV="dev")["log_body"] == "redacted"
+    # ...and the environment moves mail and files without a code change.
+    moved = _content_settings(
+        project,
+        MAILER__DEFAULT__ADAPTER="smtp",
+        MAILER__DEFAULT__HOST="smtp.example.com",
+        ACCOUNTS_VERIFY_MAX_AGE="600",
+    )
+    assert moved["backend"] == "toolkit_batteries.mailer.adapters.smtp.SMTPMailer"
+    assert moved["verify_max_age"] == 600
+
+
 def test_jwt_secret_has_a_fallback_only_in_development(project: Path, tmp_path: Path) -> None:
     # Production: no secret in settings at all (it must come from the environment).
     assert "auth" not in _settings_of(project)["toolkit"]
@@ -260,7 +324,8 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert result.returncode == 0, output
 
     answers = dict(re.findall(r"^GET (\S+) -> 200 (.*)$", result.stdout, re.M))
-    assert set(answers) == {"/healthz", "/", "/api/me", "/v1/notes"}, result.stdout
+    links = sorted(path for path in answers if path.startswith("/media/"))
+    assert set(answers) - set(links) == {"/healthz", "/", "/api/me", "/v1/notes"}, result.stdout
     assert json.loads(answers["/healthz"]) == {"status": "ok", "db": "sqlite"}
     index = json.loads(answers["/"])
     assert index["project"] == "smokeproj"
@@ -274,7 +339,34 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert status == "200" and json.loads(body)["token"] == "[redacted]"
     me = json.loads(answers["/api/me"])
     assert me["email"] == "demo@example.com" and me["name"] == "Demo"
+    assert me["verified"] is False
     assert "[redacted]" in result.stdout and "eyJ" not in result.stdout  # no JWT shown
+
+    # The content batteries: the verification mail is in the server's log (the `log`
+    # mailer), its token verifies the account, and the avatar's presigned links serve it.
+    assert re.search(
+        r"toolkit\.mailer mail\.default: from smokeproj <noreply@localhost> to "
+        r"demo@example\.com subject 'Verify your email address'",
+        result.stderr,
+    ), result.stderr
+    assert "mail: verification mail found in the server log: http://127.0.0.1:" in result.stdout
+    status, body = posts["/api/verify"].split(" ", 1)
+    assert status == "200" and json.loads(body)["verified"] is True
+    avatar = re.search(r"^PUT /api/me/avatar -> 200 (.*)$", result.stdout, re.M)
+    assert avatar, result.stdout
+    uploaded = json.loads(avatar.group(1))
+    assert uploaded["avatar"]["content_type"] == "image/png"
+    assert uploaded["thumbnail"]["content_type"] == "image/webp"
+    assert uploaded["avatar"]["url"].endswith("&t=[redacted]&s=[redacted]")
+    assert len(links) == 2 and any(p.startswith("/media/avatars/_derived/") for p in links)
+    assert answers[next(p for p in links if "/avatar.png?" in p)].startswith("image/png ")
+    assert answers[next(p for p in links if "/_derived/" in p)].startswith("image/webp ")
+    assert re.search(
+        r"^smoke: no secret in the server log \(password, bearer token, link", result.stdout, re.M
+    )
+    # The access log names the links' paths, never their query (the signature).
+    assert re.search(r'"GET /media/avatars/[^ ?]+/avatar\.png HTTP/1\.1" 200', result.stderr)
+    assert "&s=" not in result.stderr
 
     # The routes compiled from schema/app.toolkit, with the token and without it.
     assert "demo: toolkit new smokeproj" in result.stdout
@@ -282,7 +374,7 @@ def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:
     assert "demo: TOOLKIT_ENV=development" in result.stdout
     assert "demo: toolkit compile" in result.stdout
     assert "demo: toolkit db migrate" in result.stdout
-    assert "All 14 services OK" in result.stdout
+    assert "All 17 services OK" in result.stdout
     assert "create api/migrations/0001_initial.py" in result.stdout
     status, body = posts["/v1/notes"].split(" ", 1)
     note = json.loads(body)

@@ -44,14 +44,14 @@ def test_default_project_is_healthy(project_dir: Path) -> None:
     assert any(line.startswith("config ") and line.endswith("✔") for line in lines)
     for service in ("auth", "cache", "db", "log", "password", "ratelimit/login"):
         assert any(line.split()[:1] == [service] and "✔" in line for line in lines), service
-    assert "All 14 services OK" in text.stdout
+    assert "All 17 services OK" in text.stdout
     assert "✘" not in text.stdout
 
     body = run_toolkit("doctor", "--json", cwd=project_dir, env=_env()).json
     assert (body["exitCode"], body["ok"]) == (0, True)
     assert body["breadcrumbs"] == ["toolkit config show"]
     data = body["data"]
-    assert (data["ok"], data["failed"]) == (14, 0)
+    assert (data["ok"], data["failed"]) == (17, 0)
     assert data["rows"][0] == {"service": "config", "instance": "", "adapter": "", "ok": True}
     assert {"service": "cache", "instance": "default", "adapter": "memory", "ok": True} in data[
         "rows"
@@ -65,12 +65,12 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
     assert text.returncode == 0, text
     [cache] = [line for line in text.stdout.splitlines() if line.startswith("cache ")]
     assert "kvserver" in cache and "✘" in cache and "127.0.0.1:1" in cache
-    assert "Summary: 13 OK, 1 FAIL" in text.stdout
+    assert "Summary: 16 OK, 1 FAIL" in text.stdout
 
     strict = run_toolkit("doctor", "--strict", "--json", cwd=project_dir, env=env)
     body = strict.json
     assert (strict.returncode, body["exitCode"], body["ok"]) == (4, 4, False)
-    assert body["error"] == "toolkit doctor: 1 of 14 services failed (--strict)"
+    assert body["error"] == "toolkit doctor: 1 of 17 services failed (--strict)"
     [row] = [r for r in body["data"]["rows"] if r["service"] == "cache"]
     assert row["ok"] is False and row["adapter"] == "kvserver" and row["error"]
 
@@ -83,7 +83,7 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
         check=False,
     )
     assert managed.returncode == 4, managed.stderr
-    assert "1 of 14 services failed (--strict)" in managed.stderr
+    assert "1 of 17 services failed (--strict)" in managed.stderr
 
     for output in (
         text.stdout,
@@ -108,14 +108,14 @@ def test_invalid_configuration_exits_3_naming_the_field_not_the_value(project_di
 def test_outside_a_project_named_services_and_unavailable_batteries(tmp_path: Path) -> None:
     env = base_env(**BROKEN_CACHE)
     body = run_toolkit(
-        "doctor", "--service", "media", "--service", "lock", "--json", cwd=tmp_path, env=env
+        "doctor", "--service", "cdn", "--service", "lock", "--json", cwd=tmp_path, env=env
     ).json
     assert body["exitCode"] == 0
     rows = {r["service"]: r for r in body["data"]["rows"]}
-    assert rows["media"]["skipped"] is True and rows["media"]["ok"] is True
+    assert rows["cdn"]["skipped"] is True and rows["cdn"]["ok"] is True
     assert rows["lock"]["ok"] is True and rows["lock"]["adapter"] == "memory"
     assert "cache" not in rows  # --service narrows the rows
-    named = run_toolkit("doctor", "--service", "media", cwd=tmp_path, env=env)
+    named = run_toolkit("doctor", "--service", "cdn", cwd=tmp_path, env=env)
     assert named.returncode == 0
     assert "\u2013 not available in this release" in named.stdout
     assert "not counted as failures" in named.stdout

@@ -28,6 +28,9 @@ TEMPLATE_FILES = {
     "accounts/views.py",
     "accounts/migrations/__init__.py",
     "accounts/migrations/0001_initial.py",
+    "accounts/migrations/0002_verified_at_avatar.py",
+    "accounts/verification.py",
+    "accounts/avatars.py",
 }
 
 
@@ -79,6 +82,9 @@ def test_new_json_with_batteries_then_manage_check_passes(tmp_path: Path) -> Non
         "auth",
         "password",
         "ratelimit",
+        "mailer",
+        "storage",
+        "media",
         "cache",
         "queue",
         "idempotency",
@@ -111,8 +117,8 @@ def test_new_dry_run_writes_nothing(tmp_path: Path) -> None:
     where = (tmp_path / "empty").resolve()
     assert first == (
         f"dry run: would create project demo (package demo) in {where} "
-        "with batteries: db, log, auth, password, ratelimit, cache, queue, idempotency, session, "
-        "scheduler"
+        "with batteries: db, log, auth, password, ratelimit, mailer, storage, media, cache, queue, "
+        "idempotency, session, scheduler"
     )
     assert "  would write demo/settings.py" in ran.stdout.splitlines()
     ran = run_toolkit("--json", "new", "demo", "--dry-run", "--batteries", "lock", cwd=tmp_path)

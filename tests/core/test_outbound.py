@@ -4,7 +4,6 @@ transports for httpx, requests and urllib, against a real HTTP server on 127.0.0
 from __future__ import annotations
 
 import asyncio
-import datetime
 import socket
 import ssl
 import subprocess
@@ -19,6 +18,7 @@ import httpx
 import pytest
 import requests
 
+from tests.certs import self_signed
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 from toolkit_batteries.core.outbound import (
     OutboundBlockedError,
@@ -86,36 +86,7 @@ def server() -> Iterator[ThreadingHTTPServer]:
 
 def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
     """Write a self-signed certificate for DNS name ``name`` only; return (cert, key)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = directory / f"{name}.pem", directory / f"{name}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
+    return self_signed(directory, (name,), stem=name)
 
 
 @pytest.fixture

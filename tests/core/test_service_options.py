@@ -80,9 +80,19 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
     "tenant": {
         "allowed": "issue 17 #4: unknown tenants answer 400, so the known ones are listed",
     },
+    "search": {
+        "allow_private": "issue 15 #1 (outbound rules): searchengine refuses a private or "
+        "loopback host (also after DNS resolution) unless this is set",
+        "language": "issue 15 #1: the PostgreSQL text search configuration is configurable",
+    },
     "mailer": {
         "log_body": "issue 13 #4: the log adapter redacts bodies as configured",
         "backend_path": "issue 13 #4: the provider adapter's django-anymail backend",
+    },
+    "media": {
+        "allow_insecure": "issue 13 #2 (outbound rules): an http endpoint or fetched URL",
+        "allow_private": "issue 13 #2 (outbound rules): an endpoint or fetched URL on a "
+        "private, loopback or link-local address (also after DNS resolution)",
     },
 }
 

@@ -8,6 +8,7 @@ either into the exit code and, under ``--json``, the single envelope line on std
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -118,6 +119,11 @@ def envelope(
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def _no_hint() -> bool:
+    """Whether ``TOOLKIT_NO_HINT`` asks for no hint footers (``1``, ``true``, ``yes``)."""
+    return os.environ.get("TOOLKIT_NO_HINT", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 class Output:
     """Where a command writes: human lines on stdout, notes and diagnostics on stderr.
 
@@ -151,8 +157,9 @@ class Output:
         self.stderr.flush()
 
     def hint(self, text: str) -> None:
-        """Print a hint footer on stderr unless ``--quiet`` or ``--json``."""
-        if not (self.quiet or self.json_mode):
+        """Print a hint footer on stderr unless ``--quiet``, ``--json`` or
+        ``TOOLKIT_NO_HINT`` (for agents that read stderr and want no advice in it)."""
+        if not (self.quiet or self.json_mode or _no_hint()):
             self.err(text)
 
     @property

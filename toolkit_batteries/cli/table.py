@@ -43,10 +43,12 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("dev", "dev", "runtime", "serve with reload on schema or code changes"),
     CommandInfo("queue:work", "queue_work", "runtime", "run queued jobs until stopped"),
     CommandInfo("schedule:run", "schedule_run", "runtime", "run the cron scheduler"),
+    CommandInfo("outbox:relay", "outbox_relay", "runtime", "relay the outbox; status, dlq, purge"),
     CommandInfo("tinker", "tinker", "runtime", "Django shell with the container (dev only)"),
     CommandInfo("db", "db", "database", "migrate, rollback or seed the database"),
     CommandInfo("docs", "docs", "agent", "write command reference pages or the agent skill"),
     CommandInfo("completion", "completion", "agent", "print a bash, zsh or fish completion script"),
+    CommandInfo("mcp", "mcp", "agent", "serve check, compile, routes, ... as MCP tools (stdio)"),
 )
 
 #: Other spellings accepted for a command (the separator conventions of the original).
@@ -55,6 +57,8 @@ ALIASES = {
     "queue-work": "queue:work",
     "schedule_run": "schedule:run",
     "schedule-run": "schedule:run",
+    "outbox_relay": "outbox:relay",
+    "outbox-relay": "outbox:relay",
 }
 
 _BY_NAME = {info.name: info for info in COMMANDS}

@@ -154,6 +154,11 @@ SQL_DSN_ADAPTERS: frozenset[tuple[str, str]] = frozenset(
         ("queue", "db"),
         ("session", "db"),
         ("scheduler", "sqlserver"),
+        ("outbox", "db"),
+        ("search", "db"),
+        ("vectorstore", "db"),
+        ("workflow", "db"),
+        ("workflow", "sqlserver"),
     }
 )
 

@@ -1,4 +1,34 @@
-"""Document rendering to PDF or images, locally, remotely or with LaTeX.
+"""The ``document`` battery: HTML, Django templates or LaTeX rendered to PDF or page images.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.document()``) or a container;
+pick ``local`` (the default: WeasyPrint in renderer processes), ``remote`` (a rendering
+service over HTTP, Gotenberg's wire format) or ``latex`` (``pdflatex`` in a sandbox) in
+settings. Every render is bounded by ``timeout`` and ``max_output_bytes``; no adapter
+fetches a URL the document names.
 """
+
+from __future__ import annotations
+
+from .base import (
+    Document,
+    DocumentError,
+    DocumentTimeoutError,
+    DocumentTooLargeError,
+    InvalidDocumentError,
+    Rendered,
+    RenderFailedError,
+    UnsafeSourceError,
+)
+from .latexscan import latex_escape
+
+__all__ = [
+    "Document",
+    "DocumentError",
+    "DocumentTimeoutError",
+    "DocumentTooLargeError",
+    "InvalidDocumentError",
+    "RenderFailedError",
+    "Rendered",
+    "UnsafeSourceError",
+    "latex_escape",
+]

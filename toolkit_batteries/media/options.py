@@ -27,3 +27,8 @@ class MediaOptions:
     secret_access_key: str = option("", secret=True, doc="secret access key")
     ffmpeg: str = option("ffmpeg", doc="video tool binary path")
     ffprobe: str = option("ffprobe", doc="probe tool binary path")
+    allow_insecure: bool = option(False, doc="permit an http endpoint or fetched URL")
+    allow_private: bool = option(
+        False,
+        doc="permit an endpoint or fetched URL on a private, loopback or link-local address",
+    )

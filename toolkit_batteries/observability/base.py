@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from toolkit_batteries.core.adapter import Service
+from toolkit_batteries.core import tracing
+from toolkit_batteries.core.adapter import OpenContext, Service
 
 __all__ = [
     "DEFAULT_ATTR_VALUE_LIMIT",
@@ -42,6 +43,8 @@ __all__ = [
 DEFAULT_ATTR_VALUE_LIMIT = 4096
 
 _SCALARS = (str, bool, int, float)
+
+_O = TypeVar("_O", bound="Observability")
 
 
 def clean_attributes(attributes: Mapping[str, Any], limit: int) -> dict[str, Any]:
@@ -102,6 +105,18 @@ class Observability(Service):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.instance!r} service_name={self.emitter!r}>"
+
+    @staticmethod
+    def _opened(ctx: OpenContext, observability: _O) -> _O:
+        """Return ``observability`` after making the ``default`` instance the process's
+        tracer for battery operations (:mod:`toolkit_batteries.core.tracing`)."""
+        if ctx.instance == "default":
+            tracing.activate(observability)
+        return observability
+
+    def close(self) -> None:
+        """Stop receiving battery operations' spans (adapters extend it)."""
+        tracing.deactivate(self)
 
     # -- the API ------------------------------------------------------------------
 

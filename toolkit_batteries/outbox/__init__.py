@@ -1,4 +1,39 @@
-"""Transactional outbox and inbox with a polling or change-capture relay.
+"""Transactional outbox and inbox, relayed by polling (``db``) or change capture (``cdc``).
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+::
+
+    from django.db import transaction
+    from toolkit_batteries import services
+
+    with transaction.atomic():
+        order.save()
+        services.outbox().publish("orders.created", {"id": order.pk})
+
+``python manage.py outbox_relay`` (or ``toolkit outbox:relay``) publishes committed
+messages to the eventbus or queue battery; consumers deduplicate with
+``services.outbox().inbox("name").seen(message_id)``. See :mod:`.base` and :mod:`.relay`.
 """
+
+from __future__ import annotations
+
+from .base import (
+    Delivered,
+    Inbox,
+    Outbox,
+    OutboxClosedError,
+    OutboxError,
+    Record,
+    Status,
+    decode,
+)
+
+__all__ = [
+    "Delivered",
+    "Inbox",
+    "Outbox",
+    "OutboxClosedError",
+    "OutboxError",
+    "Record",
+    "Status",
+    "decode",
+]

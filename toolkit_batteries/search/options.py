@@ -20,3 +20,10 @@ class SearchOptions:
     dsn: str = option("", doc="SQL URL or file path")
     dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
     allow_insecure: bool = option(False, doc="permit an http host")
+    allow_private: bool = option(
+        False, doc="permit a private, loopback or link-local search-server host (searchengine)"
+    )
+    language: str = option(
+        "english",
+        doc="PostgreSQL text search configuration (stemming and stop words) of new documents",
+    )

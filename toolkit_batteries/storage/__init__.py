@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
+    DEFAULT_MAX_PUT_BYTES,
     DEFAULT_PRESIGN_SECONDS,
     MAX_PRESIGN_SECONDS,
     PolicySyncError,
@@ -26,6 +27,7 @@ from .keys import InvalidKeyError
 from .policy import AccessDeniedError, AccessPolicy, subject_of
 
 __all__ = [
+    "DEFAULT_MAX_PUT_BYTES",
     "DEFAULT_PRESIGN_SECONDS",
     "MAX_PRESIGN_SECONDS",
     "AccessDeniedError",

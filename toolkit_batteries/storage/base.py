@@ -71,6 +71,9 @@ logger = logging.getLogger("toolkit.storage")
 DEFAULT_PRESIGN_SECONDS = 3600
 #: The longest lifetime a presigned URL may have (the object stores' limit: 7 days).
 MAX_PRESIGN_SECONDS = 7 * 24 * 3600
+#: The largest body the ``local`` view stores from one ``PUT`` when the link names no
+#: smaller ``max_bytes`` (and for unsigned ``PUT``\s the policy lets in): 100 MiB.
+DEFAULT_MAX_PUT_BYTES = 100 * 1024 * 1024
 #: The source named by errors about ``STORAGES`` entries.
 SOURCE = "settings.STORAGES"
 #: Keys of a ``STORAGES`` entry's ``OPTIONS`` that are not battery options.
@@ -258,9 +261,20 @@ class Storage(Service, DjangoStorage):
         return self._get(key)
 
     def presign(
-        self, key: str, *, method: str = "GET", expires: int = DEFAULT_PRESIGN_SECONDS
+        self,
+        key: str,
+        *,
+        method: str = "GET",
+        expires: int = DEFAULT_PRESIGN_SECONDS,
+        max_bytes: int | None = None,
     ) -> str:
-        """Return a URL that lets its bearer ``GET`` (or ``PUT``) ``key`` for ``expires`` s."""
+        """Return a URL that lets its bearer ``GET`` (or ``PUT``) ``key`` for ``expires`` s.
+
+        ``max_bytes`` bounds what a ``PUT`` link may upload (``local``: signed into the
+        link, default :data:`DEFAULT_MAX_PUT_BYTES`; a larger body answers 413 and nothing
+        is stored). The object stores' SigV4 links cannot carry a bound: there it is
+        refused rather than silently ignored.
+        """
         key = clean_key(key)
         verb = str(method).upper()
         if verb not in ("GET", "PUT"):
@@ -268,11 +282,18 @@ class Storage(Service, DjangoStorage):
         seconds = int(expires)
         if not 1 <= seconds <= MAX_PRESIGN_SECONDS:
             raise ValueError(f"storage: expires is 1 to {MAX_PRESIGN_SECONDS} seconds")
+        if max_bytes is not None:
+            if verb != "PUT":
+                raise ValueError("storage: max_bytes bounds a PUT link only")
+            if int(max_bytes) < 1:
+                raise ValueError("storage: max_bytes is at least 1")
         if verb == "GET":
             self.authorize("read", key)
-        else:
-            self._authorize_write(key)
-        return self._presign(key, verb, seconds)
+            return self._presign(key, verb, seconds)
+        self._authorize_write(key)
+        if max_bytes is None:
+            return self._presign(key, verb, seconds)
+        return self._presign_put_bounded(key, seconds, int(max_bytes))
 
     def link(self, key: str) -> str:
         """Return the public link of ``key`` if reads are public, else a presigned GET URL."""
@@ -395,6 +416,9 @@ class Storage(Service, DjangoStorage):
 
     def _presign(self, key: str, method: str, expires: int) -> str:
         raise NotImplementedError
+
+    def _presign_put_bounded(self, key: str, expires: int, max_bytes: int) -> str:
+        raise ValueError(f"storage: the {self.adapter_name} adapter's links cannot bound a PUT")
 
     def _public_link(self, key: str) -> str:
         raise NotImplementedError

@@ -203,3 +203,50 @@ def test_verbose_levels_are_restored_at_close(receiver: Receiver) -> None:
     assert logging.getLogger("opentelemetry").level == logging.DEBUG
     container.close()
     assert logging.getLogger("opentelemetry").level == before
+
+
+def test_psycopg_queries_become_child_spans(receiver: Receiver, postgres_dsn: str) -> None:
+    import psycopg
+
+    container, obs = open_otlp(otlp_options(receiver))
+    try:
+        obs.instrument("psycopg")
+        # connect after instrumenting: the instrumentation wraps psycopg.connect
+        with (
+            psycopg.connect(postgres_dsn) as connection,
+            obs.operation("db", "default", "fetch_value"),
+        ):
+            assert connection.execute("SELECT 41 + 1").fetchone() == (42,)
+        assert obs.flush(5.0)
+        spans = receiver.spans()
+        [parent] = [s for s in spans if s["name"] == "db.fetch_value"]
+        [query] = [s for s in spans if s["parent_id"] == parent["span_id"]]
+        assert query["name"] == "SELECT"
+        assert query["attributes"]["db.system"] == "postgresql"
+    finally:
+        container.close()
+
+
+def test_celery_tasks_become_spans_in_the_callers_trace(receiver: Receiver) -> None:
+    from celery import Celery
+
+    app = Celery("observability-test", set_as_current=False)
+    app.conf.task_always_eager = True
+
+    @app.task(name="reports.build")
+    def build(rows: int) -> int:
+        return rows * 2
+
+    container, obs = open_otlp(otlp_options(receiver))
+    try:
+        obs.instrument("celery")
+        with obs.span("request"):
+            assert build.delay(21).get(timeout=5) == 42
+        assert obs.flush(5.0)
+        spans = receiver.spans()
+        [request] = [s for s in spans if s["name"] == "request"]
+        [run] = [s for s in spans if s["name"] == "run/reports.build"]
+        assert run["trace_id"] == request["trace_id"]
+        assert run["attributes"]["celery.task_name"] == "reports.build"
+    finally:
+        container.close()

@@ -59,6 +59,7 @@ from toolkit_batteries.core.errors import (
 )
 from toolkit_batteries.core.outbound import OutboundBlockedError, connector
 from toolkit_batteries.core.outbound.urllib_opener import guarded_opener
+from toolkit_batteries.core.tracing import traced
 
 try:
     import jwt as pyjwt
@@ -86,6 +87,7 @@ def _guarded_connector(allow_private: bool) -> Any:
     return connector(allow_private=allow_private)
 
 
+@traced("_fetch_json")
 class OIDCAuthenticator(Authenticator):
     """Verify ID tokens signed by the provider at ``oidc.issuer`` for ``oidc.client_id``."""
 

@@ -26,6 +26,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from toolkit_batteries.core.tracing import traced
+
 from ..base import DEFAULT_TIMEOUT, Cache, decode_options
 from ..serializers import REFUSED, serializer_for
 
@@ -64,6 +66,19 @@ def _chunks(items: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
         yield items[start : start + size]
 
 
+@traced(
+    "get",
+    "get_many",
+    "has_key",
+    "set",
+    "add",
+    "set_many",
+    "touch",
+    "incr",
+    "delete",
+    "delete_many",
+    "clear",
+)
 class DBCache(Cache):
     """A cache stored in the ``toolkit_cache_entry`` table, one namespace per cache."""
 

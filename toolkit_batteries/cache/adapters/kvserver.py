@@ -37,6 +37,8 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("cache", "kvserver", "kvserver", "redis") from None
 
+from toolkit_batteries.core.tracing import traced
+
 from ..base import DEFAULT_TIMEOUT, Cache, decode_options
 from ..serializers import REFUSED, serializer_for
 
@@ -91,6 +93,19 @@ def release_leases() -> None:
         cache._lease()
 
 
+@traced(
+    "get",
+    "get_many",
+    "has_key",
+    "set",
+    "add",
+    "set_many",
+    "touch",
+    "incr",
+    "delete",
+    "delete_many",
+    "clear",
+)
 class KVServerCache(Cache):
     """A cache whose entries live on a key-value server."""
 

@@ -35,6 +35,7 @@ from toolkit_batteries.core.errors import (
     InvalidOptionsError,
     MissingExtraError,
 )
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.crypto.base import (
     Crypto,
     DecryptionError,
@@ -61,6 +62,7 @@ _NONCE = 12
 _MAC_ALGORITHM = "HMAC_SHA_256"
 
 
+@traced("encrypt", "decrypt", "sign", "verify")
 class KMSCrypto(Crypto):
     """Encryption and signing through an injected KMS client."""
 

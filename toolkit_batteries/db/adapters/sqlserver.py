@@ -12,6 +12,7 @@ from __future__ import annotations
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError, MissingExtraError
 from toolkit_batteries.core.pools import parse_sql_target
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.db.base import Database
 
 __all__ = ["SQLServerDatabase", "sqlserver_target"]
@@ -38,6 +39,7 @@ def sqlserver_target(options: object, *, service: str = "db", instance: str = "d
     return dsn
 
 
+@traced("execute", "execute_many", "fetch_all", "fetch_one", "fetch_value")
 class SQLServerDatabase(Database):
     """A PostgreSQL database through Django's connection (pooled when ``max_conns`` > 0)."""
 

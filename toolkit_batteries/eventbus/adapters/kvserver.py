@@ -33,6 +33,7 @@ from typing import Any, Self
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.eventbus.base import (
     BusSettings,
     Event,
@@ -221,6 +222,7 @@ class _KVDispatcher(LocalDispatcher):
             listener.unsubscribe(self._bus._channel(topic))
 
 
+@traced("publish")
 class KVServerEventBus(EventBus):
     """Publish/subscribe shared by every process connected to the same server."""
 

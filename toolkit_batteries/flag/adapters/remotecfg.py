@@ -57,6 +57,7 @@ from toolkit_batteries.core.errors import (
     ServiceUnavailableError,
 )
 from toolkit_batteries.core.outbound import OutboundBlockedError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import MICRO_PERCENT, MISSING, Flag, bucket, truthy
 from ..options import DEFAULT_ENDPOINT
@@ -169,6 +170,7 @@ def _typed(value: Any, value_type: Any) -> Any:
     return text
 
 
+@traced("_fetch")
 class RemoteConfigFlag(Flag):
     """Flags from the remote configuration service, cached for ``ttl`` and served stale."""
 

@@ -42,6 +42,7 @@ from toolkit_batteries.core.errors import (
     ServiceUnavailableError,
 )
 from toolkit_batteries.core.outbound import OutboundBlockedError, check_url
+from toolkit_batteries.core.tracing import traced
 
 from ..base import Catalog, I18n, plural_rule
 
@@ -92,6 +93,7 @@ def _parse(locale: str, body: bytes) -> Catalog:
     return Catalog(locale, messages, plural_rule(str(data.get("plural_forms") or "")))
 
 
+@traced("_fetch")
 class RemoteI18n(I18n):
     """Catalogs fetched per locale from a translation service (see the module docstring)."""
 

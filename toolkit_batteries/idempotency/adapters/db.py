@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import ConfigurationError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
@@ -62,6 +63,7 @@ def _model() -> Any:
     return IdempotencyRecord
 
 
+@traced("_reserve", "_commit", "_release", "_get", "_delete")
 class DBIdempotency(Idempotency):
     """Idempotency records as rows of the ``IdempotencyRecord`` model."""
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
@@ -72,6 +73,7 @@ def _found(fields: list[Any]) -> _Found:
     )
 
 
+@traced("_reserve", "_commit", "_release", "_get", "_delete")
 class KVServerIdempotency(Idempotency):
     """Idempotency records stored as expiring hashes on a key-value server."""
 

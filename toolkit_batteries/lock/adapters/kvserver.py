@@ -20,6 +20,7 @@ from typing import Any
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import Lock, seconds
 
@@ -60,6 +61,7 @@ def _ms(value: float) -> int:
     return max(1, int(value * 1000))
 
 
+@traced("_try_acquire", "_release", "_refresh", "_extend", "_owner")
 class KVServerLock(Lock):
     """Leases stored as expiring keys on a key-value server."""
 

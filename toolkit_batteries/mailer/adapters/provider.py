@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from django.core.mail.backends.base import BaseEmailBackend
 
 from toolkit_batteries.core.options import Where
+from toolkit_batteries.core.tracing import traced
 
 from ..base import SOURCE, Mailer, Prepared, logger
 
@@ -42,6 +43,7 @@ def provider_backend(path: str, instance: str = "default") -> type[BaseEmailBack
     return cls
 
 
+@traced("_deliver")
 class ProviderMailer(Mailer):
     """A mailer whose delivery is another Django e-mail backend (django-anymail's)."""
 

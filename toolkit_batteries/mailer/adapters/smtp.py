@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from django.core.mail.backends.smtp import EmailBackend as SMTPBackend
 
 from toolkit_batteries.core.errors import ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import MailDeliveryError, Mailer, Prepared
 
@@ -34,6 +35,7 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}" + (f" (SMTP {code})" if code else "")
 
 
+@traced("_deliver")
 class SMTPMailer(Mailer, SMTPBackend):
     """Sends through an SMTP server with Django's backend; the size is checked first."""
 

@@ -17,7 +17,8 @@ given. SIGTERM or SIGINT stops gracefully: workers finish their requests and the
 exits 0. Before gunicorn starts, Django's system checks run (:func:`preflight`): errors
 refuse to start, and outside development so does the development ``SECRET_KEY``. The
 access log is on by default and, like gunicorn's ``-`` for it, written to
-stderr (stdout stays free for ``--json``) unless the file sets a ``logger_class``;
+stderr (stdout stays free for ``--json``) unless the file sets a ``logger_class``; its
+lines leave out query strings (:data:`ACCESS_LOG_FORMAT`) unless the file sets a format;
 gunicorn's control socket (a fixed path per user in gunicorn 24+) is disabled unless
 configured.
 """
@@ -54,6 +55,10 @@ CONFIG_FILE = "gunicorn.conf.py"
 #: gunicorn's worker class for ASGI applications (the ``uvicorn-worker`` package).
 ASGI_WORKER = "uvicorn_worker.UvicornWorker"
 EXIT_INVALID = 3
+#: gunicorn's default access log line without the query string and the referrer (``%(U)s``
+#: is the path alone): a query may carry a credential (a presigned link's signature, a
+#: verification token), and a log line is no place for one.
+ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
 #: ``TOOLKIT_ENV`` values that mean development (the project template's switch).
 DEVELOPMENT_ENVIRONMENTS = frozenset({"dev", "development", "test"})
 #: The prefix of the keys ``startproject`` generates (Django's own name for them).
@@ -233,6 +238,8 @@ def serve(
             values["worker_class"] = ASGI_WORKER
         if "accesslog" not in from_file:
             values["accesslog"] = "-"
+        if "access_log_format" not in from_file:
+            values["access_log_format"] = ACCESS_LOG_FORMAT
         if "logger_class" not in from_file:
             values["logger_class"] = _stderr_logger_class()
         if "proc_name" not in from_file:

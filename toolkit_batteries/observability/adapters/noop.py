@@ -36,10 +36,13 @@ class NoopObservability(Observability):
     @classmethod
     def open(cls, ctx: OpenContext) -> NoopObservability:
         options = ctx.options
-        return cls(
-            instance=ctx.instance,
-            emitter=options.service_name,
-            attr_value_limit=options.attr_value_limit,
+        return cls._opened(
+            ctx,
+            cls(
+                instance=ctx.instance,
+                emitter=options.service_name,
+                attr_value_limit=options.attr_value_limit,
+            ),
         )
 
     def span(self, name: str, **attributes: Any) -> Any:  # type: ignore[override]

@@ -168,14 +168,17 @@ class OTLPObservability(Observability):
             instance,
             len(headers),
         )
-        return cls(
-            instance=instance,
-            emitter=options.service_name,
-            attr_value_limit=limit,
-            tracer_provider=tracer_provider,
-            meter_provider=meter_provider,
-            sessions=sessions,
-            levels=levels,
+        return cls._opened(
+            ctx,
+            cls(
+                instance=instance,
+                emitter=options.service_name,
+                attr_value_limit=limit,
+                tracer_provider=tracer_provider,
+                meter_provider=meter_provider,
+                sessions=sessions,
+                levels=levels,
+            ),
         )
 
     @contextmanager
@@ -211,7 +214,7 @@ class OTLPObservability(Observability):
         ``redis``, ``psycopg``, ``celery``) with this instance's providers.
 
         Each needs its ``opentelemetry-instrumentation-<name>`` package; the ``otlp`` extra
-        brings ``django`` and ``redis``. Call it once per process (``AppConfig.ready``);
+        brings all four. Call it once per process (``AppConfig.ready``);
         :meth:`close` turns them off again.
         """
         from importlib import import_module
@@ -237,6 +240,7 @@ class OTLPObservability(Observability):
             self._instrumented.append(instrumentor)
 
     def close(self) -> None:
+        super().close()
         for instrumentor in reversed(self._instrumented):
             instrumentor.uninstrument()
         self._instrumented.clear()

@@ -45,6 +45,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import DeadMessage, Message, Queue, to_datetime
 
@@ -204,6 +205,18 @@ def purge_dead_letters(
     return total
 
 
+@traced(
+    "_push",
+    "_push_many",
+    "_pop",
+    "_ack",
+    "_nack",
+    "_dead",
+    "_dead_messages",
+    "_requeue_dead",
+    "_purge_dead",
+    "_size",
+)
 class DBQueue(Queue):
     """Messages as rows of a migrated table, claimed set-based with row locks skipped."""
 

@@ -52,6 +52,7 @@ from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 
 from ..base import DeadMessage, Message, Queue, QueueError, to_datetime
 
@@ -310,6 +311,18 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+@traced(
+    "_push",
+    "_push_many",
+    "_pop",
+    "_ack",
+    "_nack",
+    "_dead",
+    "_dead_messages",
+    "_requeue_dead",
+    "_purge_dead",
+    "_size",
+)
 class KVServerQueue(Queue):
     """Topics as sorted sets and hashes on a Redis server, driven by Lua scripts."""
 

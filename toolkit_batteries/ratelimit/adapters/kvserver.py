@@ -33,6 +33,7 @@ from typing import Any, Self
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.ratelimit.base import (
     Decision,
     Limits,
@@ -92,6 +93,7 @@ def bucket_key(prefix: str, key: str) -> str:
     return f"{prefix}ratelimit:{key}"
 
 
+@traced("allow", "reset")
 class KVServerRateLimiter(RateLimiter):
     """Token buckets shared by every process through one Lua script on the server."""
 

@@ -31,6 +31,7 @@ from typing import Any, Self
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.resilience.backoff import Random
 from toolkit_batteries.resilience.base import Policy, PolicySettings, settings_from_options
 from toolkit_batteries.resilience.breaker import BreakerConfig, Permit, Refused
@@ -197,8 +198,12 @@ def breaker_key(prefix: str, name: str) -> str:
     return f"{namespace}breaker:{name}"
 
 
+@traced("acquire", "record", "state", "reset")
 class KVServerBreakerStore:
     """Breaker state in Redis hashes, moved only by :data:`SCRIPT`."""
+
+    #: The battery its spans name (``resilience.acquire``, ...).
+    service_name = "resilience"
 
     def __init__(
         self, client: Any, config: BreakerConfig, *, prefix: str, instance: str = "default"
@@ -220,6 +225,11 @@ class KVServerBreakerStore:
             str(config.consecutive_failures),
             str(max(1, int(ttl))),
         )
+
+    @property
+    def instance(self) -> str:
+        """The resilience instance this store serves (a span attribute)."""
+        return self._instance
 
     def key(self, name: str) -> str:
         """Return the server key of breaker ``name``."""

@@ -44,6 +44,7 @@ from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 
 from .embedded import (
     ContainerDispatcher,
@@ -79,6 +80,7 @@ def _claimer() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
+@traced("_claim", "prune")
 class SQLServerScheduler(EmbeddedScheduler):
     """The embedded scheduler claiming each (schedule, slot) as a row of :data:`TABLE`."""
 

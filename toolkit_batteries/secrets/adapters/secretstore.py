@@ -46,6 +46,7 @@ from toolkit_batteries.core.errors import (
     ServiceUnavailableError,
 )
 from toolkit_batteries.core.outbound import OutboundBlockedError, check_url
+from toolkit_batteries.core.tracing import traced
 
 from ..base import SecretAccessDeniedError, Secrets, SecretsError
 from ..options import SecretsOptions
@@ -173,6 +174,7 @@ def read_token_file(
 # ------------------------------------------------------------------ the adapter
 
 
+@traced("_read", "_write", "_remove")
 class SecretStoreSecrets(Secrets):
     """Secrets from a secrets server's KV v2 mount, through an hvac client."""
 

@@ -25,6 +25,7 @@ from datetime import timedelta
 from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.db.base import Database
 from toolkit_batteries.session.base import DEFAULT_TTL, Clock, SessionStore
 
@@ -43,6 +44,7 @@ def _model() -> Any:
     return SessionRecord
 
 
+@traced("_insert", "_fetch", "_replace", "_extend", "_remove")
 class DBSessionStore(SessionStore):
     """Sessions as :class:`~toolkit_batteries.session.models.SessionRecord` rows."""
 

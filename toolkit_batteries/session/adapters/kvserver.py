@@ -27,6 +27,7 @@ from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.session.base import DEFAULT_TTL, Clock, SessionStore
 
 try:
@@ -41,6 +42,7 @@ __all__ = ["KEY_INFIX", "KVServerSessionStore"]
 KEY_INFIX = "session:"
 
 
+@traced("_insert", "_fetch", "_replace", "_extend", "_remove")
 class KVServerSessionStore(SessionStore):
     """Sessions as expiring string keys on a shared ``redis.Redis`` client."""
 

@@ -127,8 +127,28 @@ class LocalStorage(Storage, FileSystemStorage):
         _, stamp, signature = signed.rsplit(":", 2)
         return f"{self._url_base()}/{quote(name)}?e={expires}&t={stamp}&s={signature}"
 
-    def verify(self, method: str, name: str, expires: str, stamp: str, signature: str) -> bool:
-        """Tell whether a presigned URL's query is valid and unexpired for ``method``."""
+    def _presign_put_bounded(self, key: str, expires: int, max_bytes: int) -> str:
+        """Return a ``PUT`` link whose size bound ``m`` is signed with it (not to be raised)."""
+        name = self.url_name(key)
+        signed = self._signer().sign(f"PUT\n{name}\n{expires}\n{max_bytes}")
+        _, stamp, signature = signed.rsplit(":", 2)
+        query = f"e={expires}&m={max_bytes}&t={stamp}&s={signature}"
+        return f"{self._url_base()}/{quote(name)}?{query}"
+
+    def verify(
+        self,
+        method: str,
+        name: str,
+        expires: str,
+        stamp: str,
+        signature: str,
+        max_bytes: str = "",
+    ) -> bool:
+        """Tell whether a presigned URL's query is valid and unexpired for ``method``.
+
+        ``max_bytes`` is the link's ``m`` (empty when it has none): it is part of what
+        was signed, so a link whose bound was changed or removed does not verify.
+        """
         try:
             seconds = int(expires)
         except (TypeError, ValueError):
@@ -136,7 +156,12 @@ class LocalStorage(Storage, FileSystemStorage):
         if seconds < 1:
             return False
         verb = "GET" if method.upper() == "HEAD" else method.upper()
-        value = f"{verb}\n{name}\n{seconds}:{stamp}:{signature}"
+        bound = ""
+        if max_bytes:
+            if verb != "PUT" or not max_bytes.isascii() or not max_bytes.isdigit():
+                return False
+            bound = f"\n{max_bytes}"
+        value = f"{verb}\n{name}\n{seconds}{bound}:{stamp}:{signature}"
         try:
             self._signer().unsign(value, max_age=seconds)
         except signing.BadSignature:  # SignatureExpired included

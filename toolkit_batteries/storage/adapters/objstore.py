@@ -34,6 +34,7 @@ from toolkit_batteries.core.errors import (
     MissingExtraError,
     ServiceUnavailableError,
 )
+from toolkit_batteries.core.tracing import traced
 
 from ..base import DEFAULT_PRESIGN_SECONDS, Storage
 from .endpoint import check_endpoint
@@ -95,6 +96,7 @@ class _BucketHandle:
         return getattr(self._storage._boto_bucket(), name)
 
 
+@traced("_open", "_save", "delete", "exists", "size", "listdir", "_put", "_get")
 class ObjStoreStorage(Storage, S3Storage):
     """An object store's S3 API through django-storages and boto3."""
 

@@ -1,0 +1,140 @@
+"""Workflow benchmarks: steps per second against plain queue jobs doing the same work.
+
+Both sides run on the same queue adapter in the same process, driven by the same
+:class:`~toolkit_batteries.queue.jobs.Worker` (``handle`` on each popped message, one
+thread, no polling sleeps), and do the same work per unit: one no-op function call.
+
+* **workflow**: ``RUNS`` runs of ``STEPS`` no-op steps; each step is one job
+  (``toolkit.workflow.advance``) that claims the run, runs the step, records its result,
+  moves the run on and queues the next step's job. Figure: recorded steps per second.
+* **baseline**: ``RUNS x STEPS`` plain ``@job`` calls of the same no-op function on
+  the same queue. Figure: jobs per second.
+
+``memory``: memory workflow on the memory queue. ``db``: db workflow and db queue on a
+fresh migrated PostgreSQL database (dropped afterwards); a step there is one transaction
+(claim, step, record) on top of the queue's push, claim and ack. Runs of the two sides
+are interleaved and the best of several repeats kept (:mod:`bench._measure`), so a
+loaded machine slows both alike. The targets only say the machinery's cost stays
+bounded: a step is a job plus a claim, a record and the next job's push, so at least
+0.1x plain jobs in memory (where a no-op job costs microseconds) and 0.2x on PostgreSQL
+(where both sides pay for round trips and commits).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from bench._measure import best_interleaved
+from bench.foundation import Result
+
+POSTGRES_DSN = os.environ.get(
+    "TOOLKIT_TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/test"
+)
+#: Runs per round and steps per run.
+RUNS, STEPS = 20, 5
+
+
+def _noop(ctx: Any = None) -> int:
+    return 1
+
+
+def _drive(queue: Any, worker: Any, topic: str) -> None:
+    """Handle messages of ``topic`` until none is left (steps queue their successors)."""
+    pop, handle = queue.pop, worker.handle
+    while True:
+        message = pop(topic, timeout=0)
+        if message is None:
+            return
+        handle(message)
+
+
+def _measure(toolkit: dict, label: str, repeats: int, target: float) -> Result:
+    from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.container import Container
+    from toolkit_batteries.queue.jobs import JobRegistry, QueueDispatcher, Worker, job
+    from toolkit_batteries.queue.jobs.registry import registry
+    from toolkit_batteries.workflow import RunStatus, Step, WorkflowDefinition, register
+
+    container = Container(Config.load(toolkit, {}))
+    try:
+        workflow, queue = container.workflow(), container.queue()
+        flow = register(
+            WorkflowDefinition(
+                f"bench-{uuid.uuid4().hex[:8]}",
+                steps=[Step(f"s{i}", _noop) for i in range(STEPS)],
+                queue="wfbench",
+            )
+        )
+        jobs = JobRegistry()
+        plain = job(name="bench.workflow.noop", queue="jobbench", registry=jobs)(_noop)
+        dispatcher = QueueDispatcher(queue, jobs=jobs)
+        wf_worker = Worker(queue, queues=("wfbench",), jobs=registry)
+        job_worker = Worker(queue, queues=("jobbench",), jobs=jobs)
+
+        def ours(rounds: int) -> None:
+            for _ in range(rounds):
+                ids = [workflow.start(flow) for _ in range(RUNS)]
+                _drive(queue, wf_worker, "jobs:wfbench")
+                assert workflow.get(ids[-1]).status == RunStatus.COMPLETED
+
+        def base(rounds: int) -> None:
+            for _ in range(rounds):
+                for _ in range(RUNS * STEPS):
+                    dispatcher.dispatch(plain)
+                _drive(queue, job_worker, "jobs:jobbench")
+
+        ours(1), base(1)  # warm up both
+        mine, theirs = best_interleaved(ours, base, 1, repeats=repeats, per_unit=RUNS * STEPS)
+        if workflow.adapter_name != "memory":
+            workflow._runs.delete()
+    finally:
+        container.close()
+    return Result(
+        f"workflow steps ({label}) vs plain queue jobs",
+        mine,
+        theirs,
+        "steps/s",
+        f">= {target}x",
+        mine >= target * theirs,
+        number=",.0f",
+    )
+
+
+def bench_memory() -> Result:
+    """Time memory-workflow steps against plain jobs on the memory queue."""
+    toolkit = {"workflow": {"adapter": "memory"}, "queue": {"adapter": "memory"}}
+    return _measure(toolkit, "memory", repeats=5, target=0.1)
+
+
+def bench_db_postgres() -> Result:
+    """Time db-workflow steps against plain jobs, both on PostgreSQL (db queue)."""
+    from bench.queue import _drop_database, _migrated_database
+
+    dsn = _migrated_database()
+    try:
+        from django.core.management import call_command
+        from django.db import connections
+
+        from toolkit_batteries.core.slots import slot_alias
+        from toolkit_batteries.db.databases import postgres_entry
+
+        alias = slot_alias(connections, postgres_entry(dsn), preferred="", prefix="bench_db")
+        call_command("migrate", "toolkit_workflow", database=alias, verbosity=0)
+        connections[alias].close()
+        toolkit = {
+            "workflow": {"adapter": "db", "options": {"dsn": dsn}},
+            "queue": {"adapter": "db", "options": {"dsn": dsn}},
+        }
+        return _measure(toolkit, "db, PostgreSQL", repeats=3, target=0.2)
+    finally:
+        from django.db import connections
+
+        for conn in connections.all(initialized_only=True):
+            if conn.settings_dict.get("NAME") == dsn.rsplit("/", 1)[-1]:
+                conn.close()
+        _drop_database(dsn)
+
+
+BENCHMARKS = (bench_memory, bench_db_postgres)

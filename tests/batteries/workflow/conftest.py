@@ -1,0 +1,78 @@
+"""Open the workflow battery the real way (configuration, then a Container), with a worker.
+
+Variants: ``memory``; ``db`` on a fresh migrated SQLite file; ``db`` on the session's
+migrated PostgreSQL database. Every test gets a unique ``namespace`` (so runs of other
+tests are invisible) and the memory queue of its container, worked by an in-process
+:class:`~toolkit_batteries.queue.jobs.Worker` thread on job queue ``default``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+from toolkit_batteries.queue.jobs import Worker
+
+VARIANTS = ("memory", "db-sqlite", "db-postgres")
+
+
+def unique(prefix: str = "t") -> str:
+    return f"{prefix}{uuid.uuid4().hex[:12]}"
+
+
+@dataclass
+class Opened:
+    """An opened workflow service, its container and the worker running its steps."""
+
+    variant: str
+    workflow: Any
+    container: Container
+    worker: Worker
+
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Run a query on the workflow's database (db variants)."""
+        return self.workflow.database.fetch_all(sql, params)
+
+
+def workflow_block(variant: str, request: pytest.FixtureRequest, **options: Any) -> dict:
+    """Return the ``workflow`` envelope of ``variant`` with a unique namespace."""
+    options.setdefault("namespace", unique("ns"))
+    if variant == "db-sqlite":
+        options["dsn"] = request.getfixturevalue("sqlite_dsn")
+    elif variant == "db-postgres":
+        options["dsn"] = request.getfixturevalue("postgres_dsn")
+    adapter = "memory" if variant == "memory" else "db"
+    return {"adapter": adapter, "options": options}
+
+
+def open_workflow(block: dict) -> tuple[Container, Any, Worker]:
+    container = Container(
+        Config.load(
+            {"workflow": block, "queue": {"adapter": "memory", "options": {"poll_timeout": "1s"}}},
+            {},
+        )
+    )
+    workflow = container.workflow()
+    worker = Worker(container.queue(), queues=("default",), concurrency=1, poll_timeout=0.2)
+    worker.start()
+    return container, workflow, worker
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    block = workflow_block(request.param, request)
+    container, workflow, worker = open_workflow(block)
+    try:
+        yield Opened(request.param, workflow, container, worker)
+    finally:
+        worker.stop()
+        worker.join(5)
+        if workflow.adapter_name != "memory":
+            workflow._runs.delete()
+        container.close()

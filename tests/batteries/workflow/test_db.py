@@ -1,0 +1,280 @@
+"""What only the ``db`` / ``sqlserver`` adapter has: transactions, tables, aliases, admin."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+from django.db import connections, transaction
+
+from toolkit_batteries.core.config import Config
+from toolkit_batteries.core.container import Container
+from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.workflow import RunStatus, Step, StepContext, WorkflowDefinition, register
+from toolkit_batteries.workflow.admin import WorkflowRunAdmin
+from toolkit_batteries.workflow.checks import battery_checks
+from toolkit_batteries.workflow.models import WorkflowRun
+
+from .conftest import open_workflow, unique, workflow_block
+
+DB_VARIANTS = ("db-sqlite", "db-postgres")
+
+
+@pytest.fixture(params=DB_VARIANTS)
+def db_opened(request):
+    container, workflow, worker = open_workflow(workflow_block(request.param, request))
+    with connections[workflow.database.alias].cursor() as cursor:
+        cursor.execute("CREATE TABLE IF NOT EXISTS wf_unit_effects (run_id varchar(64), step text)")
+    yield workflow, container.queue(), worker
+    worker.stop()
+    worker.join(5)
+    workflow._runs.delete()
+    container.close()
+
+
+def effect_rows(workflow, run_id: str) -> list[str]:
+    rows = workflow.database.fetch_all(
+        "SELECT step FROM wf_unit_effects WHERE run_id = %s ORDER BY step", (run_id,)
+    )
+    return [row[0] for row in rows]
+
+
+def test_a_step_that_lost_its_lease_rolls_back_its_writes(db_opened):
+    workflow, _, _ = db_opened
+
+    def write(ctx: StepContext):
+        with connections[ctx.using].cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO wf_unit_effects (run_id, step) VALUES (%s, %s)", [ctx.run_id, ctx.step]
+            )
+        # Meanwhile our lease expired and another worker took the run over.
+        workflow._update(ctx.run_id, {"lease_owner": "someone-else"})
+        return "written"
+
+    flow = register(
+        WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("w", write)], queue="manual")
+    )
+    run_id = workflow.start(flow)
+    assert workflow.advance(run_id) == "lost"
+    assert effect_rows(workflow, run_id) == []  # rolled back with the refused record
+    info = workflow.get(run_id)
+    assert info.steps == () and info.current == 0
+
+
+def test_step_writes_commit_with_the_record(db_opened):
+    workflow, _, _ = db_opened
+
+    def write(ctx: StepContext):
+        with connections[ctx.using].cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO wf_unit_effects (run_id, step) VALUES (%s, %s)", [ctx.run_id, ctx.step]
+            )
+        if ctx.step == "b" and ctx.attempt == 1:
+            raise RuntimeError("after the write")
+        return ctx.step
+
+    flow = register(
+        WorkflowDefinition(
+            f"wf-{uuid.uuid4().hex[:8]}",
+            steps=[Step("a", write), Step("b", write, retry={"max_attempts": 2})],
+        )
+    )
+    run_id = workflow.start(flow)
+    assert workflow.wait(run_id, 20).status == RunStatus.COMPLETED
+    # b's first attempt wrote, then failed: its write rolled back; the retry's stayed.
+    assert effect_rows(workflow, run_id) == ["a", "b"]
+
+
+def test_start_joins_the_callers_transaction(db_opened):
+    workflow, queue, _ = db_opened
+    flow = register(
+        WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", print)], queue="txn")
+    )
+    with pytest.raises(RuntimeError), transaction.atomic(using=workflow.using):
+        run_id = workflow.start(flow)
+        raise RuntimeError("the business write failed")
+    with pytest.raises(Exception, match="no run"):
+        workflow.get(run_id)
+    assert queue.size("jobs:txn") == 0  # no job for a run that never was
+    with transaction.atomic(using=workflow.using):
+        kept = workflow.start(flow)
+        assert queue.size("jobs:txn") == 0  # pushed on commit
+    assert queue.size("jobs:txn") == 1
+    assert workflow.get(kept).status == RunStatus.PENDING
+
+
+def test_claims_skip_a_locked_row_on_postgresql(request):
+    container, workflow, worker = open_workflow(workflow_block("db-postgres", request))
+    worker.stop()
+    worker.join(5)
+    try:
+        flow = register(
+            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", print)], queue="x")
+        )
+        run_id = workflow.start(flow)
+        import psycopg
+
+        dsn = request.getfixturevalue("postgres_dsn")
+        with psycopg.connect(dsn) as other:  # another worker's transaction holds the row
+            other.execute(
+                f"SELECT id FROM {WorkflowRun._meta.db_table} WHERE id = %s FOR UPDATE", (run_id,)
+            )
+            started = time.monotonic()
+            assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is None
+            assert time.monotonic() - started < 2  # skipped, did not wait for the lock
+        assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is not None
+    finally:
+        workflow._runs.delete()
+        container.close()
+
+
+def test_sqlserver_is_the_db_adapter(request):
+    block = workflow_block("db-sqlite", request)
+    block["adapter"] = "sqlserver"
+    container, workflow, worker = open_workflow(block)
+    try:
+        assert workflow.adapter_name == "sqlserver"
+        flow = register(
+            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", lambda c: 5)])
+        )
+        assert workflow.wait(workflow.start(flow), 20).result == 5
+    finally:
+        worker.stop()
+        worker.join(5)
+        workflow._runs.delete()
+        container.close()
+
+
+def test_dedicated_pool_gives_the_workflow_its_own_alias(request):
+    dsn = request.getfixturevalue("postgres_dsn")
+    toolkit = {
+        "queue": {"adapter": "memory"},
+        "workflow": {
+            "shared": {"adapter": "db", "options": {"dsn": dsn}},
+            "private": {"adapter": "db", "options": {"dsn": dsn, "dedicated_pool": True}},
+        },
+        "idempotency": {"adapter": "db", "options": {"dsn": dsn}},
+    }
+    container = Container(Config.load(toolkit, {}))
+    try:
+        shared = container.workflow("shared").using
+        private = container.workflow("private").using
+        assert shared == container.idempotency().database.alias  # one alias per DSN
+        assert private != shared
+        assert (
+            connections[private].settings_dict["NAME"] == connections[shared].settings_dict["NAME"]
+        )
+    finally:
+        container.close()
+
+
+def test_table_option_must_name_the_migrated_table(request):
+    block = workflow_block("db-sqlite", request, table="somewhere_else")
+    with pytest.raises(InvalidOptionsError, match="table") as caught:
+        Container(Config.load({"workflow": block, "queue": {"adapter": "memory"}}, {})).workflow()
+    assert "somewhere_else" not in str(caught.value)
+    same = workflow_block("db-sqlite", request, table=WorkflowRun._meta.db_table)
+    container, workflow, worker = open_workflow(same)
+    worker.stop()
+    worker.join(5)
+    assert workflow.adapter_name == "db"
+    container.close()
+
+
+def test_the_table_option_names_the_tables_when_models_load(tmp_path):
+    """A child process with WORKFLOW__DEFAULT__TABLE migrates and uses tables of that name."""
+    import os
+    import sqlite3
+
+    from tests.subprocesses import run_python_json
+
+    from .test_crash import ROOT
+
+    path = tmp_path / "named.sqlite3"
+    code = (
+        "import django, json; django.setup()\n"
+        "from django.core.management import call_command\n"
+        "from toolkit_batteries.db.databases import sqlite_entry\n"
+        "from tests.conftest import migrate_database\n"
+        "from toolkit_batteries.workflow.models import WorkflowRun, WorkflowStep\n"
+        "migrate_database(sqlite_entry(os.environ['DB_PATH']))\n"
+        "from toolkit_batteries.core.config import Config\n"
+        "from toolkit_batteries.core.container import Container\n"
+        "from toolkit_batteries.workflow import Step, WorkflowDefinition, register\n"
+        "c = Container(Config.load({'queue': {'adapter': 'memory'}, 'workflow': {'adapter': 'db',"
+        " 'options': {'dsn': os.environ['DB_PATH'], 'table': 'orders_saga'}}}, {}))\n"
+        "w = c.workflow()\n"
+        "w.start(register(WorkflowDefinition('t', steps=[Step('a', print)])))\n"
+        "print(json.dumps([WorkflowRun._meta.db_table, WorkflowStep._meta.db_table]))\n"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("WORKFLOW_")},
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "PYTHONPATH": str(ROOT),
+        "WORKFLOW__DEFAULT__TABLE": "orders_saga",
+        "DB_PATH": str(path),
+    }
+    tables = run_python_json("import os\n" + code, cwd=ROOT, env=env)
+    assert tables == ["orders_saga", "orders_saga_step"]
+    with sqlite3.connect(path) as conn:
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        assert conn.execute("SELECT count(*) FROM orders_saga").fetchone() == (1,)
+    assert {"orders_saga", "orders_saga_step", "orders_saga_signal"} <= names
+    assert "toolkit_workflow_run" not in names
+
+
+def test_checks_name_the_instance_and_field_never_the_value():
+    config = Config.load(
+        {
+            "workflow": {
+                "bad": {"adapter": "db", "options": {"dsn": "mysql://u:hunter2@h/db"}},
+                "named": {"adapter": "memory", "options": {"table": "bad table!"}},
+                "remote": {"adapter": "memory", "options": {"host_port": "wf.example:7233"}},
+                "long": {"adapter": "memory", "options": {"namespace": "n" * 65}},
+                "fine": {"adapter": "db"},
+            }
+        },
+        {},
+    )
+    found = {message.id: message.msg for message in battery_checks(config)}
+    assert set(found) == {
+        "toolkit_workflow.E002",
+        "toolkit_workflow.E003",
+        "toolkit_workflow.E004",
+        "toolkit_workflow.W001",
+    }
+    assert "workflow.bad" in found["toolkit_workflow.E002"]
+    assert "hunter2" not in found["toolkit_workflow.E002"]
+    assert "workflow.named" in found["toolkit_workflow.E003"]
+    assert "bad table" not in found["toolkit_workflow.E003"]
+    assert "wf.example" not in found["toolkit_workflow.W001"]
+    with pytest.raises(InvalidOptionsError, match="namespace"):
+        Container(
+            Config.load({"workflow": {"adapter": "memory", "options": {"namespace": "n" * 65}}}, {})
+        ).workflow()
+
+
+def test_the_admin_lists_runs_read_only(db_opened):
+    from django.contrib.admin import AdminSite
+    from django.test import RequestFactory
+
+    workflow, _, _ = db_opened
+    flow = register(
+        WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", lambda c: "x")])
+    )
+    secret = unique("card-")
+    run_id = workflow.start(flow, {"card": secret})
+    workflow.wait(run_id, 20)
+    admin = WorkflowRunAdmin(WorkflowRun, AdminSite())
+    request = RequestFactory().get("/admin/")
+    row = WorkflowRun.objects.using(workflow.using).get(pk=run_id)
+    assert admin.has_add_permission(request) is False
+    assert admin.has_change_permission(request, row) is False
+    assert admin.input_size(row) == len('{"card": "' + secret + '"}')
+    assert admin.leased_until(row) is None
+    listed = [
+        str(getattr(admin, f)(row) if callable(getattr(admin, f, None)) else "")
+        for f in ("created", "updated", "input_size")
+    ]
+    assert all(secret not in value for value in listed)

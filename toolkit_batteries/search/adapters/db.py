@@ -1,0 +1,329 @@
+"""The ``db`` adapter: full-text search in the project's SQL database, SQLite or PostgreSQL.
+
+* Documents are rows of :class:`~toolkit_batteries.search.models.SearchDocument`
+  (``toolkit_search_document``); the migration adds the full-text index per database
+  and triggers keep it in step (:mod:`toolkit_batteries.search.models`). Opening checks
+  that the table and the index exist and never runs DDL.
+* **SQLite** (an empty ``dsn`` on the default ``db`` service, or a file path): an FTS5
+  ``MATCH`` ranked by ``bm25()``, snippets by ``snippet()``. The tokenizer is fixed by
+  the migration (Porter stemming for English, diacritics folded); ``language`` only
+  labels the rows there.
+* **PostgreSQL** (a ``postgres://`` ``dsn`` or a PostgreSQL ``db`` service): the stored
+  ``search_vector`` (``to_tsvector(language, body)``, GIN-indexed) matched with
+  ``plainto_tsquery`` / ``phraseto_tsquery`` in the instance's ``language``, ranked by
+  ``ts_rank_cd``, snippets by ``ts_headline`` (computed for the page's rows only).
+* Statements run on Django's connection for the alias
+  (:func:`~toolkit_batteries.db.database_for`), so documents indexed inside the caller's
+  ``transaction.atomic()`` commit or roll back with the caller's rows. A batch is one
+  ``INSERT ... ON CONFLICT DO UPDATE`` in one transaction: all or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
+from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
+from toolkit_batteries.core.tracing import traced
+
+from ..base import HIGHLIGHT_END, HIGHLIGHT_START, Document, FilterValue, Hit, Search
+from ..base import render_snippet as _render
+from ..models import FTS_TABLE
+from ..query import ParsedQuery
+
+if TYPE_CHECKING:
+    from toolkit_batteries.db import Database
+
+__all__ = ["DBSearch", "search_sql"]
+
+TABLE = "toolkit_search_document"
+#: Longest instance name the ``instance`` column holds.
+MAX_INSTANCE_LENGTH = 64
+#: A text search configuration name (``english``, ``pg_catalog.simple``).
+_LANGUAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?\Z")
+_HEADLINE = (
+    f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=30, MinWords=12, "
+    'ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "'
+)
+
+
+def _model() -> Any:
+    """Return the model class; imported late, once Django's apps are ready."""
+    from toolkit_batteries.search.models import SearchDocument
+
+    return SearchDocument
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _filter_sql(dialect: str, filters: Mapping[str, tuple[FilterValue, ...]]) -> tuple[str, list]:
+    """Return `` AND ...`` clauses matching every filter, and their parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for key, values in filters.items():
+        if dialect == "postgresql":
+            clauses.append("(" + " OR ".join(["d.filters @> %s::jsonb"] * len(values)) + ")")
+            params.extend(json.dumps({key: value}) for value in values)
+        else:
+            marks = ", ".join(["%s"] * len(values))
+            clauses.append(f"json_extract(d.filters, %s) IN ({marks})")
+            params.append(f"$.{key}")  # keys are checked identifiers
+            params.extend(values)
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _tsquery(query: ParsedQuery, language: str) -> tuple[str, list]:
+    """Return a PostgreSQL tsquery expression of the parsed words, and its parameters."""
+    parts: list[str] = []
+    params: list[Any] = []
+    if query.terms:
+        parts.append("plainto_tsquery(%s::regconfig, %s)")
+        params += [language, " ".join(query.terms)]
+    for phrase in query.phrases:
+        parts.append("phraseto_tsquery(%s::regconfig, %s)")
+        params += [language, " ".join(phrase)]
+    return "(" + " && ".join(parts) + ")", params
+
+
+def search_sql(
+    dialect: str,
+    instance: str,
+    index: str,
+    query: ParsedQuery,
+    filters: Mapping[str, tuple[FilterValue, ...]],
+    limit: int,
+    offset: int,
+    highlight: bool,
+    language: str = "english",
+) -> tuple[str, list]:
+    """Return the one statement (``%s`` placeholders) and parameters of a search.
+
+    Public so the benchmark can run the very same SQL through the raw driver. Rows are
+    ``(doc_id, fields, filters, score, marked snippet or '')``, best first.
+    """
+    where, filter_params = _filter_sql(dialect, filters)
+    if dialect == "postgresql":
+        tsq, tsq_params = _tsquery(query, language)
+        headline = "ts_headline(%s::regconfig, p.body, " + tsq + ", %s)" if highlight else "''"
+        headline_params = [language, *tsq_params, _HEADLINE] if highlight else []
+        sql = (
+            "SELECT p.doc_id, p.fields, p.filters, p.score, "
+            + headline
+            + " FROM (SELECT d.id, d.doc_id, d.fields, d.filters, d.body, "
+            f"ts_rank_cd(d.search_vector, {tsq}) AS score FROM {TABLE} d "
+            f"WHERE d.search_vector @@ {tsq} AND d.instance = %s AND d.index_name = %s"
+            f"{where} ORDER BY score DESC, d.id LIMIT %s OFFSET %s) p "
+            "ORDER BY p.score DESC, p.id"
+        )
+        params = [
+            *headline_params,
+            *tsq_params,
+            *tsq_params,
+            instance,
+            index,
+            *filter_params,
+            limit,
+            offset,
+        ]
+        return sql, params
+    snippet = f"snippet({FTS_TABLE}, 0, %s, %s, %s, 24)" if highlight else "''"
+    snippet_params = [HIGHLIGHT_START, HIGHLIGHT_END, "…"] if highlight else []
+    sql = (
+        f"SELECT d.doc_id, d.fields, d.filters, -bm25({FTS_TABLE}) AS score, {snippet} "
+        f"FROM {FTS_TABLE} JOIN {TABLE} d ON d.id = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH %s AND d.instance = %s AND d.index_name = %s{where} "
+        f"ORDER BY bm25({FTS_TABLE}), d.id LIMIT %s OFFSET %s"
+    )
+    params = [*snippet_params, query.fts5(), instance, index, *filter_params, limit, offset]
+    return sql, params
+
+
+@traced("_write", "_get", "_delete", "_clear", "_count", "_search")
+class DBSearch(Search):
+    """Full-text search over the ``SearchDocument`` table (FTS5 or tsvector + GIN)."""
+
+    adapter_name = "db"
+
+    def __init__(
+        self, database: Database, *, language: str = "english", instance: str = "default"
+    ) -> None:
+        """Use ``database`` (a :class:`~toolkit_batteries.db.Database`) whose tables exist."""
+        super().__init__(instance=instance)
+        if len(instance) > MAX_INSTANCE_LENGTH:
+            raise ConfigurationError(
+                f"search.{instance[:MAX_INSTANCE_LENGTH]}...: the db adapter's instance names "
+                f"are at most {MAX_INSTANCE_LENGTH} characters (the instance column)"
+            )
+        if not _LANGUAGE.match(language):
+            raise InvalidOptionsError(
+                "search", "language", "is not a text search configuration name", instance=instance
+            )
+        self.database = database
+        self.language = language
+        self._model = _model()
+        self.dialect = database.dialect
+        if self.dialect not in ("sqlite", "postgresql"):
+            raise ConfigurationError(
+                f"search.{instance}: the db adapter needs SQLite or PostgreSQL, not {self.dialect}"
+            )
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> DBSearch:
+        """Reach the database (borrowed or by ``dsn``); refuse it without the full-text index."""
+        from toolkit_batteries.db import database_for, require_tables
+
+        database = database_for(ctx)
+        require_tables(database, _model(), service=ctx.service, instance=ctx.instance)
+        search = cls(database, language=ctx.options.language or "english", instance=ctx.instance)
+        search._require_fulltext()
+        return search
+
+    def _require_fulltext(self) -> None:
+        """Raise MissingTablesError unless the migration's FTS objects exist."""
+        from toolkit_batteries.db import MissingTablesError
+
+        if self.dialect == "sqlite":
+            sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s"
+            params: tuple = (FTS_TABLE,)
+            missing = FTS_TABLE
+        else:
+            sql = (
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+                "AND table_name = %s AND column_name = 'search_vector'"
+            )
+            params = (TABLE,)
+            missing = f"{TABLE}.search_vector"
+        if self._guarded(lambda: self.database.fetch_value(sql, params)) != 1:
+            raise MissingTablesError("search", self.instance, self.database.alias, [missing])
+        if self.dialect == "postgresql":
+            self._check_language()
+
+    def _check_language(self) -> None:
+        from django.db import DatabaseError, transaction
+
+        try:
+            with transaction.atomic(using=self.database.alias):
+                self.database.fetch_value("SELECT %s::regconfig::text", (self.language,))
+        except DatabaseError:
+            raise InvalidOptionsError(
+                "search",
+                "language",
+                "is not a text search configuration of the database (see \\dF in psql)",
+                instance=self.instance,
+            ) from None
+
+    @property
+    def _rows(self) -> Any:
+        return self._model.objects.using(self.database.alias).filter(instance=self.instance)
+
+    def _guarded(self, action: Callable[[], Any]) -> Any:
+        """Run ``action``; "cannot use the database now" raises ServiceUnavailableError."""
+        with self.database.unavailable(self.service_name, self.instance):
+            return action()
+
+    # ------------------------------------------------------------------ primitives
+
+    def _read_modify_write(self) -> Any:
+        """``update`` runs in one transaction, so its read and write see one document."""
+        from django.db import transaction
+
+        return transaction.atomic(using=self.database.alias)
+
+    def _write(self, index: str, documents: list[Document]) -> None:
+        from django.db import transaction
+
+        model = self._model
+        objects = [
+            model(
+                instance=self.instance,
+                index_name=index,
+                doc_id=document.doc_id,
+                language=self.language,
+                fields=dict(document.fields),
+                filters=dict(document.filters),
+                body=document.body,
+            )
+            for document in documents
+        ]
+
+        def write() -> None:
+            with transaction.atomic(using=self.database.alias):
+                model.objects.using(self.database.alias).bulk_create(
+                    objects,
+                    update_conflicts=True,
+                    unique_fields=["instance", "index_name", "doc_id"],
+                    update_fields=["language", "fields", "filters", "body", "updated_at"],
+                )
+
+        self._guarded(write)
+
+    def _get(self, index: str, doc_id: str) -> Document | None:
+        row = self._guarded(
+            lambda: (
+                self._rows.filter(index_name=index, doc_id=doc_id)
+                .values_list("fields", "filters")
+                .first()
+            )
+        )
+        return None if row is None else Document(doc_id, row[0], row[1] or {})
+
+    def _delete(self, index: str, doc_id: str) -> bool:
+        return self._guarded(
+            lambda: self._rows.filter(index_name=index, doc_id=doc_id).delete()[0] > 0
+        )
+
+    def _clear(self, index: str) -> int:
+        return self._guarded(lambda: self._rows.filter(index_name=index).delete()[0])
+
+    def _count(self, index: str) -> int:
+        return self._guarded(lambda: self._rows.filter(index_name=index).count())
+
+    def _search(
+        self,
+        index: str,
+        query: ParsedQuery,
+        filters: Mapping[str, tuple[FilterValue, ...]],
+        limit: int,
+        offset: int,
+        highlight: bool,
+    ) -> list[Hit]:
+        sql, params = search_sql(
+            self.dialect,
+            self.instance,
+            index,
+            query,
+            filters,
+            limit,
+            offset,
+            highlight,
+            self.language,
+        )
+        rows = self._guarded(lambda: self.database.fetch_all(sql, params))
+        return [
+            Hit(
+                doc_id,
+                float(score),
+                _json(fields),
+                _json(filters_json) or {},
+                _render(snippet) if snippet else "",
+            )
+            for doc_id, fields, filters_json, score, snippet in rows
+        ]
+
+    def ping(self) -> None:
+        """Check the database answers (``SELECT 1``); raise ServiceUnavailableError."""
+        self.database.ping()
+
+    def close(self) -> None:
+        """Stop using the database; the connection is Django's (or the ``db`` service's)."""
+        self.database = ClosedResource(self.service_name, self.instance)  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        closed = isinstance(self.database, ClosedResource)
+        alias = "(closed)" if closed else self.database.alias
+        return f"<{type(self).__name__} search.{self.instance} alias {alias}>"

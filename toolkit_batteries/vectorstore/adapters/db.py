@@ -1,0 +1,457 @@
+"""The ``db`` adapter: embeddings as rows of a Django model, on SQLite or PostgreSQL.
+
+* The table is :class:`~toolkit_batteries.vectorstore.models.StoredVector`
+  (``toolkit_vectorstore_vector``), created by ``manage.py migrate``; opening checks that
+  it exists (:func:`~toolkit_batteries.db.require_tables`) and never runs DDL. Every
+  instance shares it; rows carry their ``store`` (the instance name).
+* An empty ``dsn`` borrows the container's ``db`` service; a ``dsn`` is reached through
+  the ``DATABASES`` alias of that database (:func:`~toolkit_batteries.db.database_for`).
+  Writes run on Django's connection for that alias, so an upsert inside the caller's
+  ``transaction.atomic()`` commits or rolls back with the caller's rows, and a batch is
+  one transaction of its own otherwise: all of it is written or none.
+* Searching is an exact scan (recall 1.0), by the best engine the database has
+  (:func:`search_kind`):
+
+  - ``pgvector``: PostgreSQL's ``vector`` column with pgvector's distance operators;
+  - ``sqlarray``: PostgreSQL without pgvector: a ``double precision[]`` column, distances
+    computed in SQL;
+  - ``sqlite-vec``: SQLite, read through a connection of the ``sqlean.py`` driver opened
+    on the same file, read-only (``PRAGMA query_only``): the interpreter's own
+    ``sqlite3`` often cannot load extensions (``enable_load_extension`` is compiled out
+    of many builds). A namespace is searched in an exact in-memory copy kept fresh by a
+    version counter (:mod:`._memindex`), or, when it is too big to copy, by a scan with
+    ``sqlite-vec``'s distance functions. The reader sees committed rows: inside an open
+    ``transaction.atomic()`` the adapter scans on Django's connection instead, so a caller
+    always reads its own writes;
+  - ``python``: SQLite without ``sqlite-vec`` installed: the rows are read through
+    Django's connection and compared in Python.
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib.util
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from toolkit_batteries.core.adapter import ClosedResource, OpenContext
+from toolkit_batteries.core.errors import ServiceUnavailableError
+from toolkit_batteries.core.tracing import traced
+
+from ..base import FilterValue, Match, Record, VectorStore, distance, norm
+from ..fields import pack, to_floats
+
+if TYPE_CHECKING:
+    from toolkit_batteries.db import Database
+
+__all__ = ["TABLE", "DBVectorStore", "SqliteVecReader", "search_kind"]
+
+#: The table every record lives in (the model's ``db_table``).
+TABLE = "toolkit_vectorstore_vector"
+#: The per-namespace write counters of SQLite stores (the model's ``db_table``).
+VERSIONS = "toolkit_vectorstore_namespace"
+_BUMP = (
+    f"INSERT INTO {VERSIONS} (store, namespace, version, purged) VALUES (%s, %s, 1, 0) "
+    f"ON CONFLICT (store, namespace) DO UPDATE SET version = {VERSIONS}.version + 1"
+)
+_PURGE = (
+    f"INSERT INTO {VERSIONS} (store, namespace, version, purged) VALUES (%s, %s, 1, 1) "
+    f"ON CONFLICT (store, namespace) DO UPDATE SET version = {VERSIONS}.version + 1, "
+    f"purged = {VERSIONS}.purged + 1"
+)
+_CURRENT = f"SELECT version FROM {VERSIONS} WHERE store = %s AND namespace = %s"
+
+_COLUMNS = "store, namespace, record_id, dimension, norm, embedding, metadata, updated_at, version"
+_UPDATE = (
+    "ON CONFLICT (store, namespace, record_id) DO UPDATE SET dimension = excluded.dimension, "
+    "norm = excluded.norm, embedding = excluded.embedding, metadata = excluded.metadata, "
+    "updated_at = excluded.updated_at, version = excluded.version"
+)
+#: The embedding parameter's cast per search kind (the metadata cast is jsonb on PG).
+_CAST = {"pgvector": "%s::vector", "sqlarray": "%s::double precision[]"}
+
+#: Distance expressions by search kind and metric; ``{q}`` is the query parameter.
+_PG_DISTANCE = {
+    "pgvector": {
+        "cosine": "CASE WHEN norm = 0 THEN 1.0 ELSE embedding <=> {q}::vector END",
+        "l2": "embedding <-> {q}::vector",
+        "ip": "embedding <#> {q}::vector",
+    },
+    "sqlarray": {
+        "cosine": (
+            "CASE WHEN norm = 0 THEN 1.0 ELSE 1.0 - (SELECT sum(a * b) FROM "
+            "unnest(embedding, {q}::double precision[]) AS u(a, b)) / (norm * {n}) END"
+        ),
+        "l2": (
+            "sqrt((SELECT sum((a - b) * (a - b)) FROM "
+            "unnest(embedding, {q}::double precision[]) AS u(a, b)))"
+        ),
+        "ip": "-(SELECT sum(a * b) FROM unnest(embedding, {q}::double precision[]) AS u(a, b))",
+    },
+}
+_SQLITE_VEC_DISTANCE = {
+    "cosine": "coalesce(vec_distance_cosine(embedding, ?), 1.0)",
+    "l2": "vec_distance_l2(embedding, ?)",
+    "ip": "-(1.0 - coalesce(vec_distance_cosine(embedding, ?), 1.0)) * norm * ?",
+}
+
+
+def _models() -> tuple[Any, ...]:
+    """Return the model classes; imported late, once Django's apps are ready."""
+    from toolkit_batteries.vectorstore.models import NamespaceVersion, StoredVector
+
+    return StoredVector, NamespaceVersion
+
+
+def search_kind(database: Database) -> str:
+    """Return how ``database`` is searched: pgvector, sqlarray, sqlite-vec or python."""
+    if database.dialect == "postgresql":
+        udt = database.fetch_value(
+            "SELECT udt_name FROM information_schema.columns "
+            "WHERE table_name = %s AND column_name = 'embedding' "
+            "AND table_schema = ANY (current_schemas(false))",
+            (TABLE,),
+        )
+        return "pgvector" if udt == "vector" else "sqlarray"
+    return "sqlite-vec" if SqliteVecReader.available() else "python"
+
+
+class SqliteVecReader:
+    """Read-only ``sqlean.py`` connections with ``sqlite-vec`` loaded, one per thread."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._opened: list[Any] = []
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def available() -> bool:
+        """Return whether the ``sqlean.py`` driver and ``sqlite-vec`` are installed."""
+        import importlib.util
+
+        return all(importlib.util.find_spec(name) for name in ("sqlean", "sqlite_vec"))
+
+    def connection(self) -> Any:
+        """Return this thread's reader connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            import sqlean
+            import sqlite_vec
+
+            conn = sqlean.connect(self.path, timeout=5, check_same_thread=False)
+            conn.enable_load_extension(True)
+            sqlite_vec.load(conn)
+            conn.enable_load_extension(False)
+            conn.execute("PRAGMA query_only = ON")
+            self._local.conn = conn
+            with self._lock:
+                self._opened.append(conn)
+        return conn
+
+    def fetch_all(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+        """Run one read-only query and return its rows."""
+        conn = self.connection()
+        cursor = conn.execute(sql, params)
+        try:
+            return cursor.fetchall()
+        finally:
+            cursor.close()
+            conn.rollback()  # end the read transaction, so the next query sees new commits
+
+    def close(self) -> None:
+        """Close every thread's reader connection."""
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for conn in opened:
+            conn.close()
+
+
+@traced("_upsert", "_delete", "_drop", "_get", "_count", "_namespaces", "_query")
+class DBVectorStore(VectorStore):
+    """Embeddings as rows of the ``StoredVector`` model, searched by an exact scan."""
+
+    adapter_name = "db"
+
+    def __init__(
+        self,
+        database: Database,
+        *,
+        dimension: int = 1536,
+        instance: str = "default",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """Use ``database`` (a :class:`~toolkit_batteries.db.Database`) whose table exists."""
+        super().__init__(dimension=dimension, instance=instance)
+        self.database = database
+        self.clock = clock
+        with self._guarded("read the table's column type"):
+            #: pgvector, sqlarray, sqlite-vec or python (see the module docstring).
+            self.kind = search_kind(database)
+        self._reader: SqliteVecReader | None = None
+        self._index: Any = None
+        if self.kind == "sqlite-vec":
+            self._reader = SqliteVecReader(str(database.django_connection.settings_dict["NAME"]))
+            if importlib.util.find_spec("numpy"):
+                from ._memindex import MemoryIndex
+
+                self._index = MemoryIndex(
+                    self._reader.connection, store=instance, dimension=self.dimension
+                )
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> DBVectorStore:
+        """Reach the database (borrowed or by ``dsn``); refuse it without the table."""
+        from toolkit_batteries.db import database_for, require_tables
+
+        database = database_for(ctx)
+        require_tables(database, *_models(), service=ctx.service, instance=ctx.instance)
+        return cls(database, dimension=ctx.options.dimension, instance=ctx.instance)
+
+    @contextmanager
+    def _guarded(self, doing: str) -> Iterator[None]:
+        """Turn "cannot use the database now" into ServiceUnavailableError."""
+        with self.database.unavailable(self.service_name, self.instance, doing):
+            yield
+
+    @property
+    def _postgres(self) -> bool:
+        return self.kind in ("pgvector", "sqlarray")
+
+    def _write(
+        self, namespace: str, doing: str, action: Callable[[int], int], *, purge: bool = False
+    ) -> int:
+        """Run ``action(version)`` in one transaction with the namespace's counters.
+
+        On SQLite the namespace's version is bumped first (and ``purged`` too for a
+        delete) and ``action`` stamps its rows with the new version; PostgreSQL passes 0.
+        """
+        from django.db import transaction
+
+        with self._guarded(doing), transaction.atomic(using=self.database.alias):
+            version = 0
+            if not self._postgres:
+                self.database.execute(_PURGE if purge else _BUMP, (self.instance, namespace))
+                version = int(self.database.fetch_value(_CURRENT, (self.instance, namespace)))
+            return action(version)
+
+    # ------------------------------------------------------------------ writes
+
+    def _stored(self, vector: tuple[float, ...]) -> Any:
+        if self.kind == "pgvector":
+            return "[" + ",".join(repr(value) for value in vector) + "]"
+        if self.kind == "sqlarray":
+            return list(vector)
+        return pack(vector)
+
+    def _upsert(self, namespace: str, records: list[Record]) -> None:
+        embedding = _CAST.get(self.kind, "%s")
+        metadata = "%s::jsonb" if self._postgres else "%s"
+        sql = (
+            f"INSERT INTO {TABLE} ({_COLUMNS}) VALUES "
+            f"(%s, %s, %s, %s, %s, {embedding}, {metadata}, %s, %s) {_UPDATE}"
+        )
+        now = self.clock()
+        rows = [
+            (
+                self.instance,
+                namespace,
+                record.id,
+                self.dimension,
+                norm(record.vector),
+                self._stored(record.vector),
+                json.dumps(record.metadata, sort_keys=True),
+                now,
+            )
+            for record in records
+        ]
+
+        def write(version: int) -> int:
+            return self.database.execute_many(sql, [(*row, version) for row in rows])
+
+        self._write(namespace, "write vectors", write)
+
+    def _delete(self, namespace: str, ids: list[str]) -> int:
+        marks = ", ".join(["%s"] * len(ids))
+        sql = f"DELETE FROM {TABLE} WHERE store = %s AND namespace = %s AND record_id IN ({marks})"
+        params = (self.instance, namespace, *ids)
+        return self._write(
+            namespace, "delete vectors", lambda _: self.database.execute(sql, params), purge=True
+        )
+
+    def _drop(self, namespace: str) -> int:
+        sql = f"DELETE FROM {TABLE} WHERE store = %s AND namespace = %s"
+        params = (self.instance, namespace)
+        return self._write(
+            namespace,
+            "delete a namespace",
+            lambda _: self.database.execute(sql, params),
+            purge=True,
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    def _get(self, namespace: str, ids: list[str]) -> list[Record]:
+        marks = ", ".join(["%s"] * len(ids))
+        sql = (
+            f"SELECT record_id, embedding, metadata FROM {TABLE} WHERE store = %s "
+            f"AND namespace = %s AND dimension = %s AND record_id IN ({marks})"
+        )
+        with self._guarded("read vectors"):
+            rows = self.database.fetch_all(sql, (self.instance, namespace, self.dimension, *ids))
+        return [Record(key, to_floats(value) or (), _json(meta)) for key, value, meta in rows]
+
+    def _count(self, namespace: str) -> int:
+        sql = f"SELECT count(*) FROM {TABLE} WHERE store = %s AND namespace = %s"
+        with self._guarded("count vectors"):
+            return int(self.database.fetch_value(sql, (self.instance, namespace)) or 0)
+
+    def _namespaces(self) -> list[str]:
+        sql = f"SELECT DISTINCT namespace FROM {TABLE} WHERE store = %s"
+        with self._guarded("list namespaces"):
+            return [row[0] for row in self.database.fetch_all(sql, (self.instance,))]
+
+    def _query(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+    ) -> list[Match]:
+        if self._postgres:
+            return self._query_postgres(namespace, vector, k, metric, filter)
+        if self._reader is not None and not self.database.django_connection.in_atomic_block:
+            return self._query_sqlite_vec(namespace, vector, k, metric, filter)
+        return self._query_python(namespace, vector, k, metric, filter)
+
+    def _query_postgres(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+    ) -> list[Match]:
+        expression = _PG_DISTANCE[self.kind][metric].format(q="%s", n="%s")
+        params: list[Any] = [self._stored(vector)]
+        if "{n}" in _PG_DISTANCE[self.kind][metric]:
+            params.append(norm(vector))
+        where = "store = %s AND namespace = %s AND dimension = %s"
+        params += [self.instance, namespace, self.dimension]
+        if filter:
+            where += " AND metadata @> %s::jsonb"
+            params.append(json.dumps(filter))
+        sql = (
+            f"SELECT record_id, {expression} AS distance, metadata FROM {TABLE} "
+            f"WHERE {where} ORDER BY distance, record_id LIMIT %s"
+        )
+        params.append(k)
+        with self._guarded("search vectors"):
+            rows = self.database.fetch_all(sql, params)
+        return [Match(key, float(found), _json(meta)) for key, found, meta in rows]
+
+    def _query_sqlite_vec(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+    ) -> list[Match]:
+        assert self._reader is not None
+        import sqlean
+
+        try:
+            if self._index is not None:
+                found = self._index.search(namespace, vector, k, metric, filter)
+                if found is not None:
+                    return found
+            return self._scan_sqlite_vec(namespace, vector, k, metric, filter)
+        except sqlean.Error as exc:  # locked past the timeout, file gone, disk error
+            raise ServiceUnavailableError(
+                self.service_name,
+                f"cannot search vectors ({type(exc).__name__})",
+                instance=self.instance,
+            ) from None
+
+    def _scan_sqlite_vec(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+    ) -> list[Match]:
+        assert self._reader is not None
+        params: list[Any] = [pack(vector)]
+        if metric == "ip":
+            params.append(norm(vector))
+        where = "store = ? AND namespace = ? AND dimension = ?"
+        params += [self.instance, namespace, self.dimension]
+        for key, value in filter.items():
+            where += " AND json_extract(metadata, ?) = ?"
+            params += [f'$."{key}"', value]
+        sql = (
+            f"SELECT record_id, {_SQLITE_VEC_DISTANCE[metric]} AS distance, metadata "
+            f"FROM {TABLE} WHERE {where} ORDER BY distance, record_id LIMIT ?"
+        )
+        params.append(k)
+        rows = self._reader.fetch_all(sql, params)
+        return [Match(key, float(found), _json(meta)) for key, found, meta in rows]
+
+    def _query_python(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+    ) -> list[Match]:
+        where = "store = %s AND namespace = %s AND dimension = %s"
+        params: list[Any] = [self.instance, namespace, self.dimension]
+        for key, value in filter.items():
+            where += " AND json_extract(metadata, %s) = %s"
+            params += [f'$."{key}"', value]
+        sql = f"SELECT record_id, embedding, metadata FROM {TABLE} WHERE {where}"
+        with self._guarded("search vectors"):
+            rows = self.database.fetch_all(sql, params)
+        scored = (
+            (distance(to_floats(value) or (), vector, metric), key, meta)
+            for key, value, meta in rows
+        )
+        best = heapq.nsmallest(k, scored, key=lambda row: (row[0], row[1]))
+        return [Match(key, found, _json(meta)) for found, key, meta in best]
+
+    # ------------------------------------------------------------------ lifetime
+
+    def ping(self) -> None:
+        """Round-trip to the database; raise ServiceUnavailableError when it is down."""
+        with self._guarded("reach the database"):
+            self.database.fetch_value("SELECT 1")
+
+    def close(self) -> None:
+        """Close the reader connections; the database connection is Django's."""
+        if self._index is not None:
+            self._index.clear()
+        if self._reader is not None:
+            self._reader.close()
+        self.database = ClosedResource(self.service_name, self.instance)  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        closed = isinstance(self.database, ClosedResource)
+        alias = "(closed)" if closed else self.database.alias
+        return f"<{type(self).__name__} vectorstore.{self.instance} {self.kind} alias {alias}>"
+
+
+def _json(value: Any) -> dict[str, Any]:
+    """Return stored metadata (JSON text or an already decoded object) as a dict."""
+    if value is None:
+        return {}
+    if isinstance(value, str | bytes):
+        return json.loads(value)
+    return dict(value)

@@ -1,0 +1,303 @@
+"""The ``db`` adapter (also ``sqlserver``): runs as rows of migrated tables, SQLite or PostgreSQL.
+
+* The tables are the models of :mod:`toolkit_batteries.workflow.models`, created by
+  ``manage.py migrate`` under the names the ``table`` option gives
+  (:mod:`toolkit_batteries.workflow.tables`); opening checks they exist and never runs
+  DDL. Rows carry the instance's ``namespace``.
+* An empty ``dsn`` borrows the container's ``db`` service (the project's database, so a
+  ``start`` inside the caller's ``transaction.atomic()`` commits or rolls back with the
+  caller's rows, and its first job is pushed on commit); a ``dsn`` is reached through
+  the ``DATABASES`` alias of that database, and ``dedicated_pool`` gives the workflow an
+  alias (Django connections, and pool with ``OPTIONS["pool"]``) of its own
+  (:func:`~toolkit_batteries.db.database_for`).
+* A step runs inside ``transaction.atomic(using=<alias>)`` together with its record and
+  the move to the next step, which is conditional on the worker's lease: writes a step
+  makes through ``ctx.using`` commit exactly once.
+* The claim is one raw ``UPDATE ... WHERE id = (SELECT id ... FOR UPDATE SKIP LOCKED)``
+  on PostgreSQL (a worker skips a row another holds instead of queueing behind it), the
+  same without the locking clause on SQLite, whose write statements are serialised
+  anyway. Everything else goes through the ORM.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.core.tracing import traced
+
+from ..base import Workflow
+from ..records import CLAIMABLE, TERMINAL, RunRecord, RunStatus, StepRecord
+from .memory import workflow_queue
+
+if TYPE_CHECKING:
+    from toolkit_batteries.db import Database
+
+__all__ = ["DBWorkflow", "SQLServerWorkflow"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_RUN_FIELDS = tuple(RunRecord.__dataclass_fields__)
+_STEP_FIELDS = tuple(StepRecord.__dataclass_fields__)
+
+
+def _guarded(method: F) -> F:
+    """Turn "cannot use the database now" into ServiceUnavailableError naming the battery."""
+
+    @functools.wraps(method)
+    def wrapper(self: DBWorkflow, *args: Any, **kwargs: Any) -> Any:
+        with self.database.unavailable("workflow", self.instance, "use the workflow tables"):
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _models() -> tuple[Any, Any, Any]:
+    from ..models import WorkflowRun, WorkflowSignal, WorkflowStep
+
+    return WorkflowRun, WorkflowStep, WorkflowSignal
+
+
+def check_table(table: str, *, instance: str) -> None:
+    """Refuse a ``table`` option other than the one the models were loaded with."""
+    runs = _models()[0]._meta.db_table
+    name = str(table or "").strip()
+    if name and name != runs:
+        raise InvalidOptionsError(
+            "workflow",
+            "table",
+            "differs from the migrated runs table: the table name is read from the default "
+            "instance's settings when Django loads its models; set it there, then migrate",
+            instance=instance,
+        )
+
+
+@traced("advance", "start", "signal", "cancel", "get", "list")
+class DBWorkflow(Workflow):
+    """Runs, steps and signals as rows, written through Django's connection."""
+
+    adapter_name = "db"
+
+    def __init__(self, database: Database, queue: Any, **kwargs: Any) -> None:
+        super().__init__(queue, **kwargs)
+        self.database = database
+        self.using = database.alias
+        self.dialect: str = database.dialect
+        self._run_model, self._step_model, self._signal_model = _models()
+        runs = self._run_model._meta.db_table
+        steps = self._step_model._meta.db_table
+        postgres = self.dialect == "postgresql"
+        lock = " FOR UPDATE SKIP LOCKED" if postgres else ""
+        # Losing a claim in a database crash only loses a lease (the worker's record is
+        # then refused and the step runs again), so on PostgreSQL it skips the WAL flush.
+        relax = " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relax"
+        claimable = ", ".join(f"'{status}'" for status in CLAIMABLE)
+        columns = ", ".join(f"{runs}.{name}" for name in _RUN_FIELDS)
+        self._claim_sql = (
+            f"UPDATE {runs} SET lease_owner = %s, lease_until = %s, attempt = attempt + 1, "
+            f"status = CASE WHEN status = '{RunStatus.PENDING}' THEN '{RunStatus.RUNNING}' "
+            f"ELSE status END, updated_at = %s{relax if postgres else ''} "
+            f"WHERE id = (SELECT id FROM {runs} WHERE id = %s AND namespace = %s "
+            f"AND status IN ({claimable}) AND run_after <= %s "
+            f"AND (lease_owner = '' OR lease_until <= %s){{at}}{lock}) RETURNING {columns}"
+        )
+        self._claim_at_sql = self._claim_sql.replace(
+            "{at}", f" AND current = %s AND (status = '{RunStatus.COMPENSATING}') = %s"
+        )
+        self._claim_sql = self._claim_sql.replace("{at}", "")
+        json_param = "%s::jsonb" if postgres else "%s"
+        self._put_step_sql = (
+            f'INSERT INTO {steps} (run_id, "index", name, status, result, attempts, error, '
+            f"finished_at, compensated_at) VALUES (%s, %s, %s, %s, {json_param}, %s, %s, %s, %s) "
+            'ON CONFLICT (run_id, "index") DO UPDATE SET name = excluded.name, '
+            "status = excluded.status, result = excluded.result, attempts = excluded.attempts, "
+            "error = excluded.error, finished_at = excluded.finished_at, "
+            "compensated_at = excluded.compensated_at"
+        )
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> DBWorkflow:
+        """Reach the database (borrowed, by ``dsn``, or private); refuse it without the tables."""
+        from toolkit_batteries.db import database_for, require_tables
+
+        check_table(ctx.options.table, instance=ctx.instance)
+        database = database_for(ctx)
+        require_tables(database, *_models(), service=ctx.service, instance=ctx.instance)
+        return cls(
+            database, workflow_queue(ctx), instance=ctx.instance, namespace=ctx.options.namespace
+        )
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def _runs(self) -> Any:
+        return self._run_model.objects.using(self.using).filter(namespace=self.namespace)
+
+    @staticmethod
+    def _as_record(row: Any) -> RunRecord:
+        return RunRecord(**{name: getattr(row, name) for name in _RUN_FIELDS})
+
+    def _atomic(self) -> Any:
+        from django.db import transaction
+
+        # No savepoints: a step's writes and its record commit or roll back as one.
+        return transaction.atomic(using=self.using, savepoint=False)
+
+    def _after_commit(self, action: Callable[[], Any]) -> None:
+        from django.db import transaction
+
+        transaction.on_commit(action, using=self.using)
+
+    # ------------------------------------------------------------------ primitives
+
+    @_guarded
+    def _insert(self, run: RunRecord) -> bool:
+        from django.db import IntegrityError, transaction
+
+        try:
+            with transaction.atomic(using=self.using):
+                self._run_model.objects.using(self.using).create(
+                    **{name: getattr(run, name) for name in _RUN_FIELDS}
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    @_guarded
+    def _load(self, run_id: str) -> RunRecord | None:
+        row = self._runs.filter(pk=run_id).first()
+        return None if row is None else self._as_record(row)
+
+    @_guarded
+    def _claim(
+        self, run_id: str, owner: str, now: float, until: float, at: Any = None
+    ) -> RunRecord | None:
+        params: tuple[Any, ...] = (owner, until, now, run_id, self.namespace, now, now)
+        sql = self._claim_sql
+        if at is not None:
+            sql, params = self._claim_at_sql, (*params, int(at[0]), bool(at[1]))
+        row = self.database.fetch_one(sql, params)
+        if row is None:
+            return None
+        found = dict(zip(_RUN_FIELDS, row, strict=True))
+        for name in ("input", "result"):  # raw JSON text on both dialects (Django's loader)
+            if isinstance(found[name], str):
+                found[name] = json.loads(found[name])
+        found["cancel_requested"] = bool(found["cancel_requested"])
+        return RunRecord(**found)
+
+    @_guarded
+    def _update(
+        self,
+        run_id: str,
+        changes: dict[str, Any],
+        *,
+        owner: str | None = None,
+        expect: dict[str, Any] | None = None,
+    ) -> bool:
+        rows = self._runs.filter(pk=run_id, **self._lookups(owner, expect))
+        return rows.update(**changes) == 1
+
+    @staticmethod
+    def _lookups(owner: str | None, expect: dict[str, Any] | None) -> dict[str, Any]:
+        lookups: dict[str, Any] = {} if owner is None else {"lease_owner": owner}
+        for key, wanted in (expect or {}).items():
+            lookups[f"{key}__in" if isinstance(wanted, tuple) else key] = wanted
+        return lookups
+
+    @_guarded
+    def _park(self, run_id: str, owner: str, signal: str, changes: dict[str, Any]) -> bool:
+        from django.db.models import Exists, OuterRef
+
+        arrived = self._signal_model.objects.filter(run_id=OuterRef("pk"), name=signal)
+        rows = self._runs.filter(pk=run_id, lease_owner=owner).filter(~Exists(arrived))
+        return rows.update(**changes) == 1
+
+    @_guarded
+    def _put_step(self, run_id: str, step: StepRecord) -> None:
+        result = None if step.result is None else json.dumps(step.result)
+        params = (run_id, step.index, step.name, step.status, result, step.attempts)
+        params += (step.error, step.finished_at, step.compensated_at)
+        self.database.execute(self._put_step_sql, params)
+
+    @_guarded
+    def _steps(self, run_id: str) -> list[StepRecord]:
+        rows = (
+            self._step_model.objects.using(self.using)
+            .filter(run_id=run_id)
+            .order_by("index")
+            .values_list(*_STEP_FIELDS)
+        )
+        return [StepRecord(*row) for row in rows]
+
+    @_guarded
+    def _add_signal(self, run_id: str, name: str, payload: Any, now: float) -> bool:
+        from django.db import IntegrityError, transaction
+
+        try:
+            with transaction.atomic(using=self.using):
+                self._signal_model.objects.using(self.using).create(
+                    run_id=run_id, name=name, payload=payload, created_at=now
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    @_guarded
+    def _signals(self, run_id: str) -> dict[str, Any]:
+        rows = (
+            self._signal_model.objects.using(self.using)
+            .filter(run_id=run_id)
+            .order_by("created_at", "pk")
+            .values_list("name", "payload")
+        )
+        return dict(rows)
+
+    @_guarded
+    def _list(self, workflow: str | None, status: str | None, limit: int) -> list[RunRecord]:
+        rows = self._runs
+        if workflow is not None:
+            rows = rows.filter(workflow=workflow)
+        if status is not None:
+            rows = rows.filter(status=status)
+        return [self._as_record(row) for row in rows.order_by("-created_at", "-pk")[:limit]]
+
+    @_guarded
+    def _purge(self, before: float) -> int:
+        from django.db import transaction
+
+        doomed = self._runs.filter(status__in=TERMINAL, updated_at__lt=before)
+        with transaction.atomic(using=self.using):
+            ids = list(doomed.values_list("id", flat=True)[:10_000])
+            self._step_model.objects.using(self.using).filter(run_id__in=ids).delete()
+            self._signal_model.objects.using(self.using).filter(run_id__in=ids).delete()
+            return int(self._runs.filter(id__in=ids).delete()[0])
+
+    @_guarded
+    def _claimable(self, now: float, limit: int) -> list[tuple[str, str]]:
+        from django.db.models import Q
+
+        rows = self._runs.filter(status__in=CLAIMABLE, run_after__lte=now).filter(
+            Q(lease_owner="") | Q(lease_until__lte=now)
+        )
+        return list(rows.order_by("run_after", "pk").values_list("id", "workflow")[:limit])
+
+    def ping(self) -> None:
+        """Answer readiness with one round trip on the workflow's database."""
+        self.database.ping()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return (
+            f"<{type(self).__name__} workflow.{self.instance} {self.dialect} {self.using} {state}>"
+        )
+
+
+class SQLServerWorkflow(DBWorkflow):
+    """The ``db`` adapter under the spec's ``sqlserver`` name."""
+
+    adapter_name = "sqlserver"

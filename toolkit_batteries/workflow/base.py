@@ -1,0 +1,746 @@
+"""The workflow service: durable runs of named steps, one step per queue job.
+
+The runner (:meth:`Workflow.advance`) is what the job ``toolkit.workflow.advance``
+calls. For one run it:
+
+1. loads the run and, unless it is finished, parked or leased by a live worker, claims
+   it: a lease (``lease_owner``, ``lease_until``) that a crashed worker loses when it
+   expires (a conditional ``UPDATE``; on PostgreSQL the row is picked ``FOR UPDATE SKIP
+   LOCKED``, so a worker never queues behind another's row lock);
+2. runs the next step's ``execute`` (after its ``wait_for`` signal arrived) and, in the
+   same database transaction on the ``db`` adapter, records its JSON result and moves
+   the run to the next step, on condition that this worker still holds the lease. A
+   worker that dies before that commit leaves nothing behind: the step's writes roll
+   back with it, and another worker runs the step again once the lease expired (the
+   queue redelivers the unacknowledged job after its visibility timeout). So a step
+   whose effects are rows in the workflow's database takes effect exactly once;
+3. pushes the job for the next step (or, on failure, the retry after the resilience
+   retry policy's backoff; when the step's attempts are spent, the compensation of the
+   completed steps, last first, each one a job of its own too).
+
+Adapters implement a dozen storage primitives (``_insert``, ``_claim``, ``_update``,
+...); everything above is written once, here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import time
+import uuid
+import weakref
+from collections.abc import Callable
+from contextlib import nullcontext
+from datetime import timedelta
+from typing import Any, ClassVar
+
+from toolkit_batteries.core.adapter import Service
+from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.redaction import redact_string
+
+from .definition import (
+    StepContext,
+    UnknownWorkflowError,
+    WorkflowDefinition,
+    definition,
+    register,
+    resolve_callable,
+)
+from .records import (
+    TERMINAL,
+    RunInfo,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+)
+from .signals import step_recorded
+
+__all__ = [
+    "ADVANCE_JOB",
+    "RunNotFoundError",
+    "Workflow",
+    "WorkflowClosedError",
+    "engine_for",
+]
+
+logger = logging.getLogger("toolkit.workflow")
+
+#: The job that runs one step of one run (registered by :mod:`.jobs`).
+ADVANCE_JOB = "toolkit.workflow.advance"
+_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
+_SIGNAL = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
+#: Longest namespace the ``namespace`` column holds.
+MAX_NAMESPACE = 64
+#: Longest error text kept on a run or step.
+MAX_ERROR = 2000
+
+#: Where a run stands: (current step index, compensating?). Step jobs carry it.
+Position = tuple[int, bool] | None
+
+_engines: weakref.WeakValueDictionary[str, Workflow] = weakref.WeakValueDictionary()
+
+
+class RunNotFoundError(ToolkitError, LookupError):
+    """No run with that id in this workflow instance's namespace."""
+
+    code = "not_found"
+
+    def __init__(self, instance: str) -> None:
+        super().__init__(f"workflow.{instance}: no run with that id")
+
+
+class WorkflowClosedError(ToolkitError, RuntimeError):
+    """A call on a workflow service after its container closed it."""
+
+    code = "unavailable"
+
+    def __init__(self, instance: str) -> None:
+        super().__init__(f"workflow.{instance} is closed")
+
+
+class _LeaseLost(Exception):
+    """Another worker owns the run now; roll this step back."""
+
+
+def engine_for(instance: str, token: str = "") -> Workflow:
+    """Return the open workflow service a job names: this process's by token, else settings'."""
+    found = _engines.get(token) if token else None
+    if found is not None and not found.closed:
+        return found
+    from toolkit_batteries import services
+
+    return services.container().workflow(instance)
+
+
+def _json(value: Any, what: str) -> None:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise TypeError(f"workflow: {what} must be a JSON value") from None
+
+
+def _reason(exc: BaseException) -> str:
+    return redact_string(f"{type(exc).__name__}: {exc}")[:MAX_ERROR]
+
+
+def max_attempts(policy: Any) -> int:
+    """Return the attempts a retry policy allows, the first included (<= 0 means 1)."""
+    attempts = int(policy.max_attempts)
+    return attempts if attempts > 0 else 1
+
+
+def _released(now: float, **changes: Any) -> dict[str, Any]:
+    return {"lease_owner": "", "lease_until": 0.0, "updated_at": now, **changes}
+
+
+class Workflow(Service):
+    """Start, signal, cancel, list and inspect durable runs; run their steps as jobs."""
+
+    service_name: ClassVar[str] = "workflow"
+    #: The Django database alias steps write through (``None`` on ``memory``).
+    using: str | None = None
+
+    def __init__(
+        self,
+        queue: Any,
+        *,
+        instance: str = "default",
+        namespace: str = "",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        from . import jobs  # noqa: F401  (registers the step-runner job in this process)
+
+        self.queue = queue
+        self.instance = instance
+        #: Runs are scoped by namespace (the ``namespace`` option, else ``default``).
+        self.namespace = str(namespace or "").strip() or "default"
+        if len(self.namespace) > MAX_NAMESPACE:
+            raise InvalidOptionsError(
+                "workflow",
+                "namespace",
+                f"is longer than {MAX_NAMESPACE} characters (the namespace column)",
+                instance=instance,
+            )
+        self.clock = clock
+        self.rng = random.Random()
+        self.token = uuid.uuid4().hex
+        self.closed = False
+        _engines[self.token] = self
+
+    # ------------------------------------------------------------------ primitives
+
+    def _insert(self, run: RunRecord) -> bool:
+        """Store a new run; ``False`` when the id is taken."""
+        raise NotImplementedError
+
+    def _load(self, run_id: str) -> RunRecord | None:
+        raise NotImplementedError
+
+    def _claim(
+        self, run_id: str, owner: str, now: float, until: float, at: Position = None
+    ) -> RunRecord | None:
+        """Lease a claimable run to ``owner`` (attempt + 1); ``None`` when it is not free.
+
+        ``at`` (``(current, compensating)``) claims only a run still at that position.
+        """
+        raise NotImplementedError
+
+    def _update(
+        self,
+        run_id: str,
+        changes: dict[str, Any],
+        *,
+        owner: str | None = None,
+        expect: dict[str, Any] | None = None,
+    ) -> bool:
+        """Change a run when ``owner`` holds it and its fields match ``expect`` (tuple: any of)."""
+        raise NotImplementedError
+
+    def _park(self, run_id: str, owner: str, signal: str, changes: dict[str, Any]) -> bool:
+        """Apply ``changes`` unless signal ``signal`` has arrived (one atomic statement)."""
+        raise NotImplementedError
+
+    def _put_step(self, run_id: str, step: StepRecord) -> None:
+        raise NotImplementedError
+
+    def _steps(self, run_id: str) -> list[StepRecord]:
+        raise NotImplementedError
+
+    def _add_signal(self, run_id: str, name: str, payload: Any, now: float) -> bool:
+        """Record a signal; ``False`` when the run already had one of that name."""
+        raise NotImplementedError
+
+    def _signals(self, run_id: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _list(self, workflow: str | None, status: str | None, limit: int) -> list[RunRecord]:
+        raise NotImplementedError
+
+    def _claimable(self, now: float, limit: int) -> list[tuple[str, str]]:
+        """Return (id, workflow) of runs a worker could claim now."""
+        raise NotImplementedError
+
+    def _purge(self, before: float) -> int:
+        """Delete finished runs last updated before ``before``; return how many."""
+        raise NotImplementedError
+
+    def _atomic(self) -> Any:
+        """Return a context manager making its writes one transaction (db) or nothing."""
+        return nullcontext()
+
+    def _after_commit(self, action: Callable[[], Any]) -> None:
+        """Run ``action`` once the caller's transaction commits (at once outside one)."""
+        action()
+
+    # ------------------------------------------------------------------ public API
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise WorkflowClosedError(self.instance)
+
+    @staticmethod
+    def _definition(workflow: WorkflowDefinition | str) -> WorkflowDefinition:
+        if isinstance(workflow, WorkflowDefinition):
+            return register(workflow)
+        return definition(workflow)
+
+    def start(
+        self, workflow: WorkflowDefinition | str, input: Any = None, *, run_id: str | None = None
+    ) -> str:
+        """Create a run of ``workflow`` and queue its first step; return the run id.
+
+        Starting with a ``run_id`` that exists (same workflow) returns it without a second
+        run, so a start can be retried. On ``db`` the run row joins the caller's
+        transaction and its first job is pushed when that transaction commits.
+        """
+        self._check_open()
+        found = self._definition(workflow)
+        _json(input, "input")
+        if run_id is None:
+            run_id = uuid.uuid4().hex
+        elif not isinstance(run_id, str) or not _ID.match(run_id):
+            raise ValueError('workflow: a run id is 1 to 64 letters, digits, "_", ".", ":" or "-"')
+        now = self.clock()
+        record = RunRecord(
+            run_id, self.namespace, found.name, input=input, created_at=now, updated_at=now
+        )
+        if self._insert(record):
+            self._after_commit(lambda: self._dispatch(found, run_id, at=(0, False)))
+            return run_id
+        existing = self._load(run_id)
+        if existing is None or existing.workflow != found.name:
+            raise ValueError(f"workflow.{self.instance}: that run id belongs to another workflow")
+        return run_id
+
+    def signal(self, run_id: str, name: str, payload: Any = None) -> bool:
+        """Deliver signal ``name`` to a run; ``False`` if it had one already or is finished.
+
+        A step with ``wait_for=name`` parked on it is queued again; a signal that comes
+        first is kept until the step gets there.
+        """
+        self._check_open()
+        if not isinstance(name, str) or not _SIGNAL.match(name):
+            raise ValueError("workflow: a signal name is 1 to 100 letters, digits or _.:-")
+        _json(payload, "a signal payload")
+        run = self._require(run_id)
+        if run.status in TERMINAL:
+            return False
+        now = self.clock()
+        added = self._add_signal(run_id, name, payload, now)
+        woken = self._update(
+            run_id,
+            {"status": RunStatus.RUNNING, "waiting_for": "", "updated_at": now},
+            expect={"status": RunStatus.WAITING, "waiting_for": name},
+        )
+        if woken:
+            self._dispatch(definition(run.workflow), run_id, at=(run.current, False))
+        return added
+
+    def cancel(self, run_id: str) -> bool:
+        """Ask a run to stop and compensate what it completed; ``False`` when it cannot.
+
+        A finished run, a run already compensating, and a run past its pivot step cannot
+        be cancelled. A step in progress finishes first; the compensation follows.
+        """
+        self._check_open()
+        run = self._require(run_id)
+        if run.status in TERMINAL or run.status == RunStatus.COMPENSATING:
+            return False
+        found = definition(run.workflow)
+        if found.past_pivot(run.current):
+            return False
+        now = self.clock()
+        forward = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.WAITING)
+        if not self._update(
+            run_id, {"cancel_requested": True, "updated_at": now}, expect={"status": forward}
+        ):
+            return False
+        self._update(
+            run_id,
+            {"status": RunStatus.RUNNING, "waiting_for": "", "updated_at": now},
+            expect={"status": RunStatus.WAITING},
+        )
+        self._dispatch(found, run_id, at=(run.current, False))
+        return True
+
+    def resume(self, run_id: str) -> bool:
+        """Run a ``failed`` run past its pivot (or a ``compensation_failed`` one) again.
+
+        The failed step (or compensation) starts over with a fresh attempt count.
+        """
+        self._check_open()
+        run = self._require(run_id)
+        found = definition(run.workflow)
+        now = self.clock()
+        if run.status == RunStatus.FAILED and found.past_pivot(run.current):
+            status = RunStatus.RUNNING
+        elif run.status == RunStatus.COMPENSATION_FAILED:
+            status = RunStatus.COMPENSATING
+        else:
+            return False
+        changes = _released(now, status=status, attempt=0, error="", run_after=0.0)
+        if not self._update(run_id, changes, expect={"status": run.status}):
+            return False
+        self._dispatch(found, run_id, at=(run.current, status == RunStatus.COMPENSATING))
+        return True
+
+    def get(self, run_id: str) -> RunInfo:
+        """Return a run with its recorded steps and the names of its signals."""
+        self._check_open()
+        run = self._require(run_id)
+        return RunInfo.of(run, self._steps(run_id), list(self._signals(run_id)))
+
+    def list(
+        self, *, workflow: str | None = None, status: str | None = None, limit: int = 100
+    ) -> list[RunInfo]:
+        """Return runs of this namespace, newest first (steps not included)."""
+        self._check_open()
+        if status is not None and status not in RunStatus.ALL:
+            raise ValueError(f"workflow: unknown status; use one of {', '.join(RunStatus.ALL)}")
+        if limit < 1:
+            raise ValueError("workflow: limit must be at least 1")
+        return [RunInfo.of(run) for run in self._list(workflow, status, min(limit, 10_000))]
+
+    def wait(self, run_id: str, timeout: float = 30.0, interval: float = 0.02) -> RunInfo:
+        """Poll until the run is finished; ``TimeoutError`` after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            info = self.get(run_id)
+            if info.done:
+                return info
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"workflow.{self.instance}: run still {info.status}")
+            time.sleep(interval)
+
+    def recover(self, limit: int = 1000) -> int:
+        """Queue a step job for every run a worker could claim now; return how many.
+
+        Crashed workers need no sweep (the queue redelivers their jobs); this covers
+        jobs that were lost (a memory queue's process restarted, a dead-lettered job).
+        """
+        self._check_open()
+        count = 0
+        for run_id, name in self._claimable(self.clock(), limit):
+            try:
+                self._dispatch(definition(name), run_id)
+            except UnknownWorkflowError:
+                continue
+            count += 1
+        return count
+
+    def purge(self, older_than: float | timedelta) -> int:
+        """Delete finished runs (with their steps and signals) idle for ``older_than``.
+
+        Only ``completed``, ``failed``, ``cancelled`` and ``compensation_failed`` runs go;
+        ``older_than`` is seconds or a ``timedelta``. Return how many runs were deleted.
+        """
+        self._check_open()
+        seconds = older_than.total_seconds() if isinstance(older_than, timedelta) else older_than
+        if seconds < 0:
+            raise ValueError("workflow: older_than must not be negative")
+        return self._purge(self.clock() - float(seconds))
+
+    def _require(self, run_id: str) -> RunRecord:
+        run = self._load(run_id) if isinstance(run_id, str) and _ID.match(run_id) else None
+        if run is None:
+            raise RunNotFoundError(self.instance)
+        return run
+
+    def _dispatch(
+        self, found: WorkflowDefinition, run_id: str, delay: float = 0.0, *, at: Position = None
+    ) -> None:
+        """Queue a step job; ``at`` ties it to one position, so a stale copy does nothing."""
+        from toolkit_batteries.queue.jobs.dispatch import topic_for
+        from toolkit_batteries.queue.jobs.payload import encode
+
+        args: list[Any] = [self.instance, run_id, self.token, found.name]
+        if at is not None:
+            args += [at[0], at[1]]
+        body = encode(ADVANCE_JOB, args)
+        self.queue.push(topic_for(found.queue), body, delay=delay if delay > 0 else None)
+
+    # ------------------------------------------------------------------ the runner
+
+    def advance(self, run_id: str, workflow: str | None = None, at: Position = None) -> str:
+        """Run the next step (or compensation) of ``run_id``; return what happened.
+
+        The outcomes: ``step`` (one step recorded, the next queued), ``completed``,
+        ``waiting`` (parked for a signal), ``retried``, ``compensating``,
+        ``compensated`` (one step undone), a final status, or ``done`` / ``missing`` /
+        ``leased`` / ``deferred`` / ``busy`` / ``lost`` / ``stale`` when there was nothing
+        to run here. ``at`` (``(current, compensating)``, which the jobs carry) makes a job
+        queued for a position the run has left (a redelivered or duplicated job) a no-op,
+        so one run never has two chains of jobs.
+        """
+        self._check_open()
+        now = self.clock()
+        owner = uuid.uuid4().hex
+        claimed = None
+        if workflow is not None:  # the job names it: try the claim first, one round trip
+            found = definition(workflow)
+            claimed = self._claim(run_id, owner, now, now + found.lease, at)
+        if claimed is None:
+            run = self._load(run_id)
+            if run is None:
+                return "missing"
+            if run.status in TERMINAL:
+                return "done"
+            if run.status == RunStatus.WAITING:
+                return "waiting"
+            if at is not None and at != (run.current, run.status == RunStatus.COMPENSATING):
+                return "stale"
+            found = definition(run.workflow)
+            if run.run_after > now:
+                self._dispatch(found, run_id, run.run_after - now, at=at)
+                return "deferred"
+            if run.lease_owner and run.lease_until > now:
+                # Its worker lives, or has died and its lease runs out: look again then.
+                self._dispatch(found, run_id, run.lease_until - now + 0.05, at=at)
+                return "leased"
+            claimed = self._claim(run_id, owner, now, now + found.lease, at)
+            if claimed is None:
+                return "busy"
+        if claimed.workflow != found.name:
+            found = definition(claimed.workflow)
+        if claimed.status == RunStatus.COMPENSATING:
+            return self._compensate(found, claimed, owner)
+        if claimed.cancel_requested:
+            if not found.past_pivot(claimed.current):
+                return self._begin_compensation(found, claimed, owner, "cancelled")
+            self._update(run_id, {"cancel_requested": False}, owner=owner)
+        return self._forward(found, claimed, owner)
+
+    def _context(
+        self, found: WorkflowDefinition, run: RunRecord, owner: str, step: str, **extra: Any
+    ) -> StepContext:
+        def heartbeat() -> bool:
+            until = self.clock() + found.lease
+            return self._update(run.id, {"lease_until": until}, owner=owner)
+
+        return StepContext(
+            run_id=run.id,
+            workflow=run.workflow,
+            step=step,
+            attempt=run.attempt,
+            input=run.input,
+            instance=self.instance,
+            using=self.using,
+            _heartbeat=heartbeat,
+            **extra,
+        )
+
+    def _forward(self, found: WorkflowDefinition, run: RunRecord, owner: str) -> str:
+        steps = found.steps
+        if run.current >= len(steps):  # recorded the last step but not the status: finish
+            now = self.clock()
+            self._update(run.id, _released(now, status=RunStatus.COMPLETED), owner=owner)
+            return RunStatus.COMPLETED
+        step = steps[run.current]
+        if run.attempt > max_attempts(step.policy):
+            return self._give_up(found, run, owner, f"its worker was lost {run.attempt - 1} times")
+        signals: Any = lambda: self._signals(run.id)  # noqa: E731  (read on first use)
+        if step.wait_for:
+            signals = self._signals(run.id)
+            if step.wait_for not in signals:
+                now = self.clock()
+                parked = _released(
+                    now, status=RunStatus.WAITING, waiting_for=step.wait_for, attempt=0
+                )
+                if self._park(run.id, owner, step.wait_for, parked):
+                    return "waiting"
+                signals = self._signals(run.id)
+        ctx = self._context(found, run, owner, step.name)
+        ctx._signals = signals
+        ctx._results = lambda: self._results(run.id)
+        last = run.current + 1 == len(steps)
+        try:
+            with self._atomic() if step.atomic else nullcontext():
+                if step.execute is not None:
+                    value = resolve_callable(step.execute)(ctx)
+                else:
+                    value = ctx.signals.get(step.wait_for)
+                _json(value, f'the result of step "{step.name}"')
+                now = self.clock()
+                changes = _released(
+                    now, current=run.current + 1, attempt=0, error="", run_after=0.0
+                )
+                changes["status"] = RunStatus.COMPLETED if last else RunStatus.RUNNING
+                if last:
+                    changes["result"] = value
+                record = StepRecord(
+                    run.current, step.name, "completed", value, run.attempt, "", now
+                )
+                queued = self._record(run, owner, changes, record, None if last else found)
+        except _LeaseLost:
+            logger.warning("workflow.%s: lost the lease of a run during a step", self.instance)
+            return "lost"
+        except Exception as exc:
+            return self._failed(found, run, owner, exc)
+        self._recorded(run, step.name, run.current, compensating=False)
+        if last:
+            return RunStatus.COMPLETED
+        if not queued:
+            self._dispatch(found, run.id, at=(run.current + 1, False))
+        return "step"
+
+    def _results(self, run_id: str) -> dict[str, Any]:
+        return {s.name: s.result for s in self._steps(run_id) if s.status == "completed"}
+
+    def _record(
+        self,
+        run: RunRecord,
+        owner: str,
+        changes: dict[str, Any],
+        step: StepRecord,
+        then: WorkflowDefinition | None = None,
+        *,
+        compensating: bool = False,
+    ) -> bool:
+        """Move the run on and write the step's record, both or neither.
+
+        With ``then``, the next step's job is pushed in the same transaction when the
+        queue writes through the same database connection (the ``db`` queue on the
+        workflow's alias): record and next job commit together. Return whether it was.
+        """
+        with self._atomic():
+            if not self._update(run.id, changes, owner=owner, expect={"current": run.current}):
+                raise _LeaseLost
+            self._put_step(run.id, step)
+            if then is not None and self._queue_joins_transaction():
+                self._dispatch(then, run.id, at=(changes["current"], compensating))
+                return True
+        return False
+
+    def _queue_joins_transaction(self) -> bool:
+        """Tell whether a push joins this service's transactions (same database alias)."""
+        database = getattr(self.queue, "database", None)
+        return self.using is not None and getattr(database, "alias", None) == self.using
+
+    def _recorded(self, run: RunRecord, step: str, index: int, *, compensating: bool) -> None:
+        step_recorded.send(
+            type(self),
+            instance=self.instance,
+            run_id=run.id,
+            workflow=run.workflow,
+            step=step,
+            index=index,
+            compensating=compensating,
+        )
+
+    def _retry(
+        self, found: WorkflowDefinition, run: RunRecord, owner: str, policy: Any, reason: str
+    ) -> bool:
+        """Schedule another attempt when the policy allows one; ``True`` when it did."""
+        if run.attempt >= max_attempts(policy):
+            return False
+        from toolkit_batteries.resilience.backoff import backoff
+
+        delay = backoff(run.attempt, policy, self.rng)
+        now = self.clock()
+        changes = _released(now, error=reason, run_after=now + delay)
+        if self._update(run.id, changes, owner=owner, expect={"current": run.current}):
+            at = (run.current, run.status == RunStatus.COMPENSATING)
+            self._dispatch(found, run.id, delay, at=at)
+        return True
+
+    def _failed(self, found: WorkflowDefinition, run: RunRecord, owner: str, exc: Exception) -> str:
+        reason = _reason(exc)
+        step = found.steps[run.current]
+        if self._retry(found, run, owner, step.policy, reason):
+            logger.warning(
+                "workflow.%s: step %s failed (attempt %d), retrying: %s",
+                self.instance,
+                step.name,
+                run.attempt,
+                reason,
+            )
+            return "retried"
+        return self._give_up(found, run, owner, reason)
+
+    def _give_up(self, found: WorkflowDefinition, run: RunRecord, owner: str, reason: str) -> str:
+        step = found.steps[run.current]
+        now = self.clock()
+        logger.error("workflow.%s: step %s failed for good: %s", self.instance, step.name, reason)
+        failed = StepRecord(run.current, step.name, "failed", None, run.attempt, reason, now)
+        with self._atomic():
+            self._put_step(run.id, failed)
+            if found.past_pivot(run.current):
+                # Past the point of no return: nothing is undone; fix the cause, resume().
+                changes = _released(now, status=RunStatus.FAILED, error=reason)
+                self._update(run.id, changes, owner=owner)
+                return RunStatus.FAILED
+            return self._begin_compensation(found, run, owner, reason)
+
+    def _begin_compensation(
+        self, found: WorkflowDefinition, run: RunRecord, owner: str, reason: str
+    ) -> str:
+        now = self.clock()
+        if run.current == 0:
+            final = RunStatus.CANCELLED if run.cancel_requested else RunStatus.FAILED
+            self._update(run.id, _released(now, status=final, error=reason), owner=owner)
+            return final
+        changes = _released(
+            now,
+            status=RunStatus.COMPENSATING,
+            current=run.current - 1,
+            attempt=0,
+            error=reason,
+            run_after=0.0,
+        )
+        if self._update(run.id, changes, owner=owner):
+            self._dispatch(found, run.id, at=(run.current - 1, True))
+        return "compensating"
+
+    def _compensate(self, found: WorkflowDefinition, run: RunRecord, owner: str) -> str:
+        records = {s.index: s for s in self._steps(run.id)}
+        index = run.current
+        while index >= 0 and not (
+            found.steps[index].compensate is not None
+            and records.get(index) is not None
+            and records[index].status == "completed"
+        ):
+            index -= 1
+        now = self.clock()
+        if index < 0:
+            final = RunStatus.CANCELLED if run.cancel_requested else RunStatus.FAILED
+            self._update(run.id, _released(now, status=final, current=0), owner=owner)
+            return final
+        step, record = found.steps[index], records[index]
+        if run.attempt > max_attempts(step.policy):
+            return self._compensation_failed(run, owner, record, "its worker was lost")
+        ctx = self._context(
+            found, run, owner, step.name, result=record.result, error=run.error, compensating=True
+        )
+        ctx._results = {i.name: i.result for i in records.values() if i.status == "completed"}
+        ctx._signals = lambda: self._signals(run.id)
+        done = StepRecord(
+            index,
+            step.name,
+            "compensated",
+            record.result,
+            record.attempts,
+            "",
+            record.finished_at,
+            now,
+        )
+        changes = _released(now, current=index - 1, attempt=0, run_after=0.0)
+        try:
+            with self._atomic() if step.atomic else nullcontext():
+                resolve_callable(step.compensate)(ctx)  # type: ignore[arg-type]
+                done.compensated_at = self.clock()
+                queued = self._record(run, owner, changes, done, found, compensating=True)
+        except _LeaseLost:
+            return "lost"
+        except Exception as exc:
+            reason = _reason(exc)
+            if self._retry(found, run, owner, step.policy, run.error):
+                logger.warning(
+                    "workflow.%s: compensation of %s failed, retrying: %s",
+                    self.instance,
+                    step.name,
+                    reason,
+                )
+                return "retried"
+            return self._compensation_failed(run, owner, record, reason)
+        self._recorded(run, step.name, index, compensating=True)
+        if not queued:
+            self._dispatch(found, run.id, at=(index - 1, True))
+        return "compensated"
+
+    def _compensation_failed(
+        self, run: RunRecord, owner: str, record: StepRecord, reason: str
+    ) -> str:
+        now = self.clock()
+        logger.error(
+            "workflow.%s: compensation of step %s failed for good: %s",
+            self.instance,
+            record.name,
+            reason,
+        )
+        with self._atomic():
+            failed = StepRecord(
+                record.index,
+                record.name,
+                "compensation_failed",
+                record.result,
+                record.attempts,
+                reason,
+                record.finished_at,
+            )
+            self._put_step(run.id, failed)
+            changes = _released(now, status=RunStatus.COMPENSATION_FAILED, error=reason)
+            self._update(run.id, changes, owner=owner)
+        return RunStatus.COMPENSATION_FAILED
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        """Stop accepting calls; the queue and database belong to the container."""
+        self.closed = True
+        _engines.pop(self.token, None)
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<{type(self).__name__} workflow.{self.instance} {self.adapter_name} {state}>"
