@@ -33,12 +33,17 @@ VENDOR_MODULES = (
     "jwt",
     "openai",
     "anthropic",
+    "google.genai",
+    "httpx2",
     "stripe",
+    "paddle_billing",
     "django_tasks",
     "selenium",
     "playwright",
     "cryptography",
     "hvac",
+    "posthog",
+    "cloudflare",
     "httpx",
     "httpcore",
     "casbin",
@@ -53,6 +58,7 @@ VENDOR_MODULES = (
     "weasyprint",
     "pydyf",
     "meilisearch",
+    "twilio",
 )
 
 

@@ -22,22 +22,29 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Each landed battery and the public class its accessor is typed with.
 EXPECTED = {
+    "ai": "toolkit_batteries.ai.AI",
+    "analytics": "toolkit_batteries.analytics.Analytics",
     "auth": "toolkit_batteries.auth.Authenticator",
+    "billing": "toolkit_batteries.billing.Billing",
     "cache": "toolkit_batteries.cache.Cache",
+    "cdn": "toolkit_batteries.cdn.CDN",
     "crypto": "toolkit_batteries.crypto.Crypto",
     "db": "toolkit_batteries.db.Database",
     "document": "toolkit_batteries.document.Document",
     "eventbus": "toolkit_batteries.eventbus.EventBus",
     "flag": "toolkit_batteries.flag.Flag",
+    "geo": "toolkit_batteries.geo.Geo",
     "i18n": "toolkit_batteries.i18n.I18n",
     "idempotency": "toolkit_batteries.idempotency.Idempotency",
     "lock": "toolkit_batteries.lock.Lock",
     "log": "toolkit_batteries.log.Logger",
     "mailer": "toolkit_batteries.mailer.Mailer",
     "media": "toolkit_batteries.media.Media",
+    "notification": "toolkit_batteries.notification.Notification",
     "observability": "toolkit_batteries.observability.Observability",
     "outbox": "toolkit_batteries.outbox.Outbox",
     "password": "toolkit_batteries.password.PasswordHasher",
+    "payment": "toolkit_batteries.payment.Payment",
     "permission": "toolkit_batteries.permission.Authorizer",
     "queue": "toolkit_batteries.queue.Queue",
     "ratelimit": "toolkit_batteries.ratelimit.RateLimiter",
@@ -58,6 +65,7 @@ EXPECTED = {
 TOOLKIT = {
     "auth": {"options": {"jwt": {"secret": "s" * 40}}},
     "crypto": {"options": {"allow_dev_key": True}},
+    "ai": {"options": {"api_key": "sk-typing-test"}},  # the provider is never called
 }
 
 

@@ -34,7 +34,7 @@ def test_django_setup_with_every_battery_app_imports_no_vendor_sdk() -> None:
         "django.contrib.auth",
         "toolkit_batteries",
         *battery_apps(),
-        "toolkit_batteries.codegen",
+        "toolkit_batteries.api_runtime",
     ]
     extra = "import toolkit_batteries.services, toolkit_batteries.http.health"
     _, imported = _setup_ms(apps, dict(os.environ), extra=extra, runs=1)

@@ -12,6 +12,18 @@ The change kinds are exactly the original toolkit's (reference facts, section 3.
   (through ``@renamed_from``), ``message_added``, ``service_added``, ``operation_added``,
   ``validate_added``.
 
+The language's background declarations and access rules add their own kinds (this
+toolkit's extension; the original has none for them):
+
+- breaking: ``operation_access_tightened`` (``auth: none`` -> ``required``, roles added
+  to a route that had none or fewer, a ``permission: check`` added or its action or
+  resource changed), ``job_removed``, ``job_params_changed`` (queued messages carry the
+  old arguments), ``saga_removed`` and ``saga_steps_changed`` (runs in flight resume by
+  step position);
+- informational: ``operation_access_relaxed``, ``job_added``, ``job_queue_changed``,
+  ``job_retry_changed``, ``schedule_added``, ``schedule_removed``, ``schedule_changed``,
+  ``saga_added``.
+
 Tighter validation (a smaller ``max_len``) is deliberately out of scope, as in the
 original. Modules are matched by (version, name); declarations by name within a module.
 """
@@ -23,7 +35,8 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import TYPE_CHECKING
 
-from .nodes import Field, Module, Param, Position, Rpc, Schema, TypeRef
+from .format import job_call_text, retry_text
+from .nodes import Field, Job, Module, Param, Position, Rpc, Saga, Schedule, Schema, TypeRef
 
 if TYPE_CHECKING:
     from .compiler import LoadResult
@@ -49,6 +62,11 @@ BREAKING_KINDS: tuple[str, ...] = (
     "operation_params_changed",
     "operation_returns_changed",
     "operation_http_changed",
+    "operation_access_tightened",
+    "job_removed",
+    "job_params_changed",
+    "saga_removed",
+    "saga_steps_changed",
 )
 INFO_KINDS: tuple[str, ...] = (
     "module_added",
@@ -59,6 +77,14 @@ INFO_KINDS: tuple[str, ...] = (
     "service_added",
     "operation_added",
     "validate_added",
+    "operation_access_relaxed",
+    "job_added",
+    "job_queue_changed",
+    "job_retry_changed",
+    "schedule_added",
+    "schedule_removed",
+    "schedule_changed",
+    "saga_added",
 )
 
 
@@ -146,6 +172,75 @@ class _Diff:
                     self.add("operation_added", f"operation {name}.{rpc_name} added", rpc.pos)
                 else:
                     self.rpc(f"{name}.{rpc_name}", old_rpcs[rpc_name], rpc)
+        self.background(old, new)
+
+    def background(self, old: Module, new: Module) -> None:
+        old_jobs = {j.name: j for j in old.jobs}
+        new_jobs = {j.name: j for j in new.jobs}
+        for name, job in old_jobs.items():
+            if name not in new_jobs:
+                self.add("job_removed", f"job {name} removed", job.pos)
+        for name, job in new_jobs.items():
+            if name not in old_jobs:
+                self.add("job_added", f"job {name} added", job.pos)
+            else:
+                self.job(old_jobs[name], job)
+        old_schedules = {x.name: x for x in old.schedules}
+        new_schedules = {x.name: x for x in new.schedules}
+        for name, sched in old_schedules.items():
+            if name not in new_schedules:
+                self.add("schedule_removed", f"schedule {name} removed", sched.pos)
+        for name, sched in new_schedules.items():
+            if name not in old_schedules:
+                self.add("schedule_added", f"schedule {name} added", sched.pos)
+            elif _schedule_shape(old_schedules[name]) != _schedule_shape(sched):
+                was, now = _schedule_shape(old_schedules[name]), _schedule_shape(sched)
+                self.add(
+                    "schedule_changed",
+                    f"schedule {name} changed from {was[0]} {was[1]} to {now[0]} {now[1]}",
+                    sched.pos,
+                )
+        old_sagas = {x.name: x for x in old.sagas}
+        new_sagas = {x.name: x for x in new.sagas}
+        for name, saga in old_sagas.items():
+            if name not in new_sagas:
+                self.add("saga_removed", f"saga {name} removed", saga.pos)
+        for name, saga in new_sagas.items():
+            if name not in old_sagas:
+                self.add("saga_added", f"saga {name} added", saga.pos)
+            elif _saga_shape(old_sagas[name]) != _saga_shape(saga):
+                before = ", ".join(s.name for s in old_sagas[name].steps)
+                after = ", ".join(s.name for s in saga.steps)
+                self.add(
+                    "saga_steps_changed",
+                    f"saga {name} steps changed from ({before}) to ({after})",
+                    saga.pos,
+                )
+
+    def job(self, old: Job, new: Job) -> None:
+        if _signature(old.params) != _signature(new.params):
+            before = ", ".join(f"{p.name}: {_param_type(p)}" for p in old.params)
+            after = ", ".join(f"{p.name}: {_param_type(p)}" for p in new.params)
+            self.add(
+                "job_params_changed",
+                f"job {new.name} parameters changed from ({before}) to ({after})",
+                new.pos,
+            )
+        if (old.queue or "default") != (new.queue or "default"):
+            self.add(
+                "job_queue_changed",
+                f"job {new.name} moved from queue {old.queue or 'default'} to "
+                f"{new.queue or 'default'} (drain the old queue before deploying)",
+                new.pos,
+            )
+        before = retry_text(old.retry) if old.retry else "none"
+        after = retry_text(new.retry) if new.retry else "none"
+        if before != after:
+            self.add(
+                "job_retry_changed",
+                f"job {new.name} retry changed from {before} to {after}",
+                new.pos,
+            )
 
     def fields(self, owner: str, old: Sequence[Field], new: Sequence[Field]) -> None:
         old_by_name = {f.name: f for f in old}
@@ -205,12 +300,12 @@ class _Diff:
                 new.pos,
             )
         else:
-            for before, after in zip(old.params, new.params, strict=True):
-                if before.validation is None and after.validation is not None:
+            for was, now in zip(old.params, new.params, strict=True):
+                if was.validation is None and now.validation is not None:
                     self.add(
                         "validate_added",
-                        f"parameter {after.name} of operation {label} gained @validate",
-                        after.validation.pos,
+                        f"parameter {now.name} of operation {label} gained @validate",
+                        now.validation.pos,
                     )
         if old.returns.name != new.returns.name:
             self.add(
@@ -221,6 +316,7 @@ class _Diff:
         elif old.paginated != new.paginated:
             state = "is now paginated" if new.paginated else "is no longer paginated"
             self.add("operation_returns_changed", f"operation {label} {state}", new.pos)
+        self.access(label, old, new)
         if old.http is not None:
             if new.http is None:
                 self.add(
@@ -235,6 +331,56 @@ class _Diff:
                     f"{new.http.method} {new.http.path}",
                     new.http.pos,
                 )
+
+    def access(self, label: str, old: Rpc, new: Rpc) -> None:
+        """Report ``auth:`` / ``permission:`` changes: tightened breaks callers."""
+        before, after = _access(old), _access(new)
+        if before == after:
+            return
+        roles_before, roles_after = set(before[1]), set(after[1])
+        tightened = (
+            (after[0] and not before[0])
+            or (bool(roles_after) and (not roles_before or not roles_after >= roles_before))
+            or (after[2] is not None and after[2] != before[2])
+        )
+        kind = "operation_access_tightened" if tightened else "operation_access_relaxed"
+        self.add(
+            kind,
+            f"operation {label} access changed from {_access_text(before)} to "
+            f"{_access_text(after)}",
+            new.pos,
+        )
+
+
+def _access(rpc: Rpc) -> tuple[bool, tuple[str, ...], tuple[str, str | None] | None]:
+    """Return (authentication required, roles, (action, resource) of a check)."""
+    required = bool(rpc.auth is not None and rpc.auth.required)
+    roles = tuple(sorted(rpc.auth.roles)) if rpc.auth is not None else ()
+    perm = rpc.permission
+    check = (perm.action or "", perm.resource) if perm is not None and perm.check else None
+    if check is not None:
+        required = True  # a permission check needs a verified caller
+    return required, roles, check
+
+
+def _access_text(access: tuple[bool, tuple[str, ...], tuple[str, str | None] | None]) -> str:
+    required, roles, check = access
+    text = "auth required" if required else "public"
+    if roles:
+        text += f" (roles: {', '.join(roles)})"
+    if check is not None:
+        text += f', check("{check[0]}"' + (f", resource: {check[1]})" if check[1] else ")")
+    return text
+
+
+def _schedule_shape(s: Schedule) -> tuple[str, str]:
+    return (f'"{s.cron}"' if s.cron else "", job_call_text(s.dispatch) if s.dispatch else "")
+
+
+def _saga_shape(s: Saga) -> tuple[tuple[str, str, str, bool], ...]:
+    return tuple(
+        (st.name, str(st.execute or ""), str(st.compensate or ""), st.pivot) for st in s.steps
+    )
 
 
 def _type_changed(old: TypeRef, new: TypeRef) -> bool:

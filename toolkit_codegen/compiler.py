@@ -218,13 +218,17 @@ def _load(entries: Sequence[tuple[str, str, str]], problems: list[Diagnostic]) -
                     messages=tuple(x for s in sources for x in s.messages),
                     enums=tuple(x for s in sources for x in s.enums),
                     services=tuple(x for s in sources for x in s.services),
+                    jobs=tuple(x for s in sources for x in s.jobs),
+                    schedules=tuple(x for s in sources for x in s.schedules),
+                    sagas=tuple(x for s in sources for x in s.sagas),
                 )
             )
         schema = Schema(tuple(modules))
         from .validate import validate
 
         broken = {name for pf in parsed.values() for name in pf.broken_names}
-        diagnostics.extend(validate(schema, broken))
+        damaged = {pos for pf in parsed.values() for pos in pf.damaged}
+        diagnostics.extend(validate(schema, broken, damaged))
     except Exception as exc:  # the compiler reports, it never crashes on input
         diagnostics.append(_internal(entries, exc))
     return LoadResult(

@@ -4,14 +4,17 @@ The formatter prints the parsed tree back in one canonical layout and keeps ever
 
 - two-space indentation, one field, relation, index or rpc option per line;
 - attributes in a fixed order (``@primary @unique @default @validate @renamed_from``),
-  ``@validate`` rules in a fixed order, rpc options as ``http``, ``auth``, ``paginated``,
-  ``errors``; ``;`` separators become line breaks;
+  ``@validate`` rules in a fixed order, rpc options as ``http``, ``auth``, ``permission``,
+  ``paginated``, ``errors``; job options as ``queue``, ``retry``; schedule options as
+  ``cron``, ``dispatch``; step options as ``execute``, ``compensate``, ``pivot``; ``;``
+  separators become line breaks;
 - one blank line between top-level declarations; inside blocks a blank line is kept where
   the source had one (runs of blank lines collapse to one);
 - a comment stays attached to the line it was on (a trailing comment) or to the line that
   follows it (a standalone comment), so doc comments remain doc comments;
 - spellings with one meaning are canonicalised: ``datetime`` prints as ``timestamp``,
-  ``paginated: false`` and ``@on_delete(restrict)`` (the defaults) are dropped.
+  ``paginated: false``, ``pivot: false`` and ``@on_delete(restrict)`` (the defaults) are
+  dropped.
 
 It refuses text that does not parse, raising :class:`FormatError` with the diagnostics,
 because printing a partial tree would delete the user's code. Formatting is idempotent:
@@ -35,11 +38,17 @@ from .nodes import (
     Enum,
     Field,
     Index,
+    Job,
+    JobCall,
     Message,
     Param,
+    Permission,
     Position,
     Relation,
+    Retry,
     Rpc,
+    Saga,
+    Schedule,
     Service,
     TypeRef,
     Validation,
@@ -185,6 +194,36 @@ def auth_text(a: Auth) -> str:
     return f"required(roles: {{{', '.join(a.roles)}}})" if a.roles else "required"
 
 
+def permission_text(p: Permission) -> str:
+    """Return the value of ``permission:``."""
+    if not p.check:
+        return "none"
+    args = [quote(p.action or "")]
+    if p.resource is not None:
+        args.append(f"resource: {p.resource}")
+    if p.owner_field is not None:
+        args.append(f"owner_field: {p.owner_field}")
+    return f"check({', '.join(args)})"
+
+
+def retry_text(r: Retry) -> str:
+    """Return the value of ``retry:`` (``max_attempts`` first)."""
+    parts = []
+    if r.max_attempts is not None:
+        parts.append(f"max_attempts({r.max_attempts})")
+    if r.backoff is not None:
+        base = f", base: {r.backoff_base_text}" if r.backoff_base_text is not None else ""
+        parts.append(f"backoff({r.backoff}{base})")
+    return ", ".join(parts)
+
+
+def job_call_text(call: JobCall) -> str:
+    """Return ``Job(args)`` of ``dispatch:``."""
+    bare = call.arg_bare or (False,) * len(call.args)
+    args = [str(v) if is_bare else literal(v) for v, is_bare in zip(call.args, bare, strict=False)]
+    return f"{call.job}({', '.join(args)})"
+
+
 # --------------------------------------------------------------------------- layout
 
 
@@ -230,8 +269,17 @@ class _Printer:
 
     def build(self) -> None:
         src = self.parsed.source
-        decls: list[Entity | Message | Enum | Service] = sorted(
-            (*src.entities, *src.messages, *src.enums, *src.services), key=lambda d: d.pos
+        decls: list[Entity | Message | Enum | Service | Job | Schedule | Saga] = sorted(
+            (
+                *src.entities,
+                *src.messages,
+                *src.enums,
+                *src.services,
+                *src.jobs,
+                *src.schedules,
+                *src.sagas,
+            ),
+            key=lambda d: d.pos,
         )
         for decl in decls:
             if isinstance(decl, Entity):
@@ -250,6 +298,23 @@ class _Printer:
                 )
             elif isinstance(decl, Enum):
                 self.enum(decl)
+            elif isinstance(decl, Job):
+                self.job(decl)
+            elif isinstance(decl, Schedule):
+                self.options_block(
+                    f"schedule {decl.name}",
+                    decl.pos,
+                    [
+                        ("cron", f"cron: {quote(decl.cron)}" if decl.cron is not None else None),
+                        (
+                            "dispatch",
+                            f"dispatch: {job_call_text(decl.dispatch)}" if decl.dispatch else None,
+                        ),
+                    ],
+                    0,
+                )
+            elif isinstance(decl, Saga):
+                self.saga(decl)
             else:
                 self.service(decl)
         self.items.append(_Item(0, None, len(self.lines) + 1, "eof"))
@@ -274,6 +339,46 @@ class _Printer:
             self.add(1, value + ",", line)
         self.add(0, "}", end, "close")
 
+    def options_block(
+        self, header: str, pos: Position, options: list[tuple[str, str | None]], indent: int
+    ) -> None:
+        """Print ``header {`` then one ``label: value`` line per option, then ``}``."""
+        labels = self.parsed.option_pos.get(pos, {})
+        kind = "top" if indent == 0 else "member"
+        self.add(indent, header + " {", pos.line, kind)
+        for label, text in options:
+            if text is None:
+                continue
+            where = labels.get(label)
+            self.add(indent + 1, text, where.line if where is not None else pos.line)
+        self.add(indent, "}", self.end_line(pos, pos.line), "close")
+
+    def job(self, decl: Job) -> None:
+        header = f"job {decl.name}({', '.join(param_text(p) for p in decl.params)})"
+        options = [
+            ("queue", f"queue: {decl.queue}" if decl.queue is not None else None),
+            ("retry", f"retry: {retry_text(decl.retry)}" if decl.retry is not None else None),
+        ]
+        if all(text is None for _, text in options) and decl.pos not in self.parsed.ends:
+            self.add(0, header, decl.pos.line, "top")
+            return
+        self.options_block(header, decl.pos, options, 0)
+
+    def saga(self, decl: Saga) -> None:
+        self.add(0, f"saga {decl.name} {{", decl.pos.line, "top")
+        for step in decl.steps:
+            self.options_block(
+                f"step {step.name}",
+                step.pos,
+                [
+                    ("execute", f"execute: {step.execute}" if step.execute else None),
+                    ("compensate", f"compensate: {step.compensate}" if step.compensate else None),
+                    ("pivot", "pivot: true" if step.pivot else None),
+                ],
+                1,
+            )
+        self.add(0, "}", self.end_line(decl.pos, decl.pos.line), "close")
+
     def service(self, decl: Service) -> None:
         self.add(0, f"service {decl.name} {{", decl.pos.line, "top")
         for rpc in decl.rpcs:
@@ -289,6 +394,8 @@ class _Printer:
             options.append(("http", f"http: {rpc.http.method} {quote(rpc.http.path)}"))
         if rpc.auth is not None:
             options.append(("auth", f"auth: {auth_text(rpc.auth)}"))
+        if rpc.permission is not None:
+            options.append(("permission", f"permission: {permission_text(rpc.permission)}"))
         if rpc.paginated:
             options.append(("paginated", "paginated: true"))
         if rpc.errors:

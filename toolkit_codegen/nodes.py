@@ -29,17 +29,26 @@ __all__ = [
     "Field",
     "HttpBinding",
     "Index",
+    "Job",
+    "JobCall",
     "Message",
     "Module",
     "Param",
+    "Permission",
     "Position",
     "Relation",
+    "Retry",
     "Rpc",
+    "RpcRef",
+    "Saga",
+    "SagaStep",
+    "Schedule",
     "Schema",
     "Service",
     "SourceFile",
     "TypeRef",
     "Validation",
+    "permission_lookup_param",
     "plural_table_name",
     "snake_case",
 ]
@@ -289,6 +298,33 @@ class Auth:
 
 
 @dataclass(frozen=True, slots=True)
+class Permission:
+    """``permission: check("action", resource: Entity, owner_field: field)`` or ``none``.
+
+    ``permission: none`` (``check`` False) marks a route deliberately open to every
+    caller the ``auth:`` option lets in (or to everyone without ``auth:``), which
+    satisfies secure-by-default like ``auth: none``. A ``check`` asks the permission
+    battery ``services.permission().check(subject, action, resource)``; with
+    ``resource`` the generated view loads that entity by its primary key (see
+    :func:`permission_lookup_param`) and passes the loaded object, so an owned-only rule
+    compares ``owner_field`` with the caller's subject id.
+    """
+
+    pos: Position
+    #: True for ``check(...)``, False for ``permission: none``.
+    check: bool
+    #: The checked action (``"post.edit"``); ``None`` for ``none``.
+    action: str | None = None
+    #: The entity name given as ``resource:``; ``None`` when not given.
+    resource: str | None = None
+    #: The field of ``resource`` that holds the owner's subject id; ``None`` when not given.
+    owner_field: str | None = None
+    #: Positions of the ``resource:`` and ``owner_field:`` values (diagnostics point there).
+    resource_pos: Position | None = None
+    owner_field_pos: Position | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorCode:
     """One entry of ``errors: { not_found, invalid_argument("msg") }``."""
 
@@ -312,6 +348,8 @@ class Rpc:
     pos: Position
     http: HttpBinding | None = None
     auth: Auth | None = None
+    #: ``permission: check(...)`` or ``permission: none``; ``None`` when not written.
+    permission: Permission | None = None
     paginated: bool = False
     errors: tuple[ErrorCode, ...] = ()
     doc: str = ""
@@ -328,6 +366,94 @@ class Service:
 
 
 @dataclass(frozen=True, slots=True)
+class Retry:
+    """``retry: max_attempts(n), backoff(exponential, base: 30s)`` (either part optional)."""
+
+    pos: Position
+    #: ``max_attempts(n)``; ``None`` means the queue battery's default.
+    max_attempts: int | None = None
+    #: The backoff kind; ``exponential`` is the only one the language has.
+    backoff: str | None = None
+    #: ``base:`` of the backoff in seconds (``30s`` -> 30.0).
+    backoff_base: float | None = None
+    #: ``base:`` as written (``30s``), kept for ``fmt``.
+    backoff_base_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """``job Name(params) { queue: q  retry: ... }``: a background job stub and dispatcher."""
+
+    name: str
+    params: tuple[Param, ...]
+    pos: Position
+    #: ``queue:`` (a bare identifier); ``None`` means the queue battery's default queue.
+    queue: str | None = None
+    retry: Retry | None = None
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class JobCall:
+    """``dispatch: Job(args)`` inside a schedule: literal arguments only."""
+
+    job: str
+    #: Literal values (str, int, float, bool) in order.
+    args: tuple[str | int | float | bool, ...]
+    pos: Position
+    #: Positions of the arguments (diagnostics point there).
+    arg_positions: tuple[Position, ...] = ()
+    #: True for an argument written as a bare name (an enum value), not a string.
+    arg_bare: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """``schedule Name { cron: "<spec>"  dispatch: Job(args) }``."""
+
+    name: str
+    pos: Position
+    cron: str | None = None
+    cron_pos: Position | None = None
+    dispatch: JobCall | None = None
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RpcRef:
+    """``Service.Rpc`` named by a saga step."""
+
+    service: str
+    rpc: str
+    pos: Position
+
+    def __str__(self) -> str:
+        """Return ``Service.Rpc``."""
+        return f"{self.service}.{self.rpc}"
+
+
+@dataclass(frozen=True, slots=True)
+class SagaStep:
+    """``step s { execute: Svc.Rpc  compensate: Svc.Rpc  pivot: true }``."""
+
+    name: str
+    pos: Position
+    execute: RpcRef | None = None
+    compensate: RpcRef | None = None
+    pivot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Saga:
+    """``saga Name { step ... }``: compensating steps run by the workflow battery."""
+
+    name: str
+    pos: Position
+    steps: tuple[SagaStep, ...] = ()
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     """The declarations of one parsed file, in source order."""
 
@@ -336,6 +462,9 @@ class SourceFile:
     messages: tuple[Message, ...] = ()
     enums: tuple[Enum, ...] = ()
     services: tuple[Service, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    schedules: tuple[Schedule, ...] = ()
+    sagas: tuple[Saga, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +483,9 @@ class Module:
     messages: tuple[Message, ...] = ()
     enums: tuple[Enum, ...] = ()
     services: tuple[Service, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    schedules: tuple[Schedule, ...] = ()
+    sagas: tuple[Saga, ...] = ()
 
     @property
     def label(self) -> str:
@@ -387,10 +519,37 @@ class Schema:
         """Return every service of every module."""
         return tuple(x for m in self.modules for x in m.services)
 
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        """Return every job of every module (names are global)."""
+        return tuple(x for m in self.modules for x in m.jobs)
+
+    @property
+    def schedules(self) -> tuple[Schedule, ...]:
+        """Return every schedule of every module."""
+        return tuple(x for m in self.modules for x in m.schedules)
+
+    @property
+    def sagas(self) -> tuple[Saga, ...]:
+        """Return every saga of every module."""
+        return tuple(x for m in self.modules for x in m.sagas)
+
+    def job(self, name: str) -> Job | None:
+        """Return the job called ``name``, or None."""
+        return next((x for x in self.jobs if x.name == name), None)
+
     def module_of(self, name: str) -> Module | None:
-        """Return the module declaring the entity, message, enum or service ``name``."""
+        """Return the module declaring the entity, message, enum, service or job ``name``."""
         for m in self.modules:
-            for group in (m.entities, m.messages, m.enums, m.services):
+            for group in (
+                m.entities,
+                m.messages,
+                m.enums,
+                m.services,
+                m.jobs,
+                m.schedules,
+                m.sagas,
+            ):
                 if any(d.name == name for d in group):
                     return m
         return None
@@ -406,6 +565,26 @@ class Schema:
     def enum(self, name: str) -> Enum | None:
         """Return the named enum called ``name``, or None."""
         return next((x for x in self.enums if x.name == name), None)
+
+
+def permission_lookup_param(rpc: Rpc, entity: Entity) -> Param | None:
+    """Return the rpc parameter that identifies the ``resource:`` object to load, or None.
+
+    The rule (one for the validator and the generated views): the parameter named like
+    the entity's single primary field (``id``), else ``<entity>_id`` (``note_id``). With
+    none, the view checks the permission without a resource (collection routes such as
+    create and list), so an owned-only rule never matches there.
+    """
+    primary = entity.primary_fields
+    names = []
+    if len(primary) == 1:
+        names.append(primary[0].name)
+    names.append(f"{snake_case(entity.name)}_id")
+    for name in names:
+        found = next((p for p in rpc.params if p.name == name), None)
+        if found is not None:
+            return found
+    return None
 
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import date
 
+from .cron import cron_problem
 from .grammar import did_you_mean, sort_diagnostics
 from .nodes import (
     ERROR_STATUS,
@@ -23,11 +24,16 @@ from .nodes import (
     Default,
     Diagnostic,
     Entity,
+    Enum,
     Field,
+    Job,
     Message,
+    Param,
     Position,
     Relation,
     Rpc,
+    Saga,
+    Schedule,
     Schema,
     Service,
     TypeRef,
@@ -46,15 +52,27 @@ ON_DELETE = ("restrict", "cascade", "set_null")
 _LENGTH_RULES = ("min_len", "max_len", "format")
 _NUMBER_RULES = ("gt", "gte", "lt", "lte")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_Decl = Entity | Message | Enum | Service | Job | Schedule | Saga
+#: Declaration kinds that name a type (the others: service, job, schedule, saga).
+_TYPE_KINDS = frozenset({"entity", "message", "enum"})
+#: Literal families a dispatch argument may take, by job parameter scalar.
+_DISPATCH_SCALARS = frozenset(
+    {"string", "bool", "int32", "int64", "float32", "float64", "uuid", "date"}
+)
 
 
-def validate(schema: Schema, broken: Iterable[str] = ()) -> list[Diagnostic]:
+def validate(
+    schema: Schema, broken: Iterable[str] = (), damaged: Iterable[Position] = ()
+) -> list[Diagnostic]:
     """Return every resolve-phase diagnostic of ``schema``, sorted.
 
     ``broken`` names declarations that failed to parse: references to them are not
-    reported as unknown, since the syntax error already explains them.
+    reported as unknown, since the syntax error already explains them. ``damaged`` holds
+    the positions of declarations and rpcs with an option that failed to build: that
+    option is not reported again as missing.
     """
     checker = _Checker(schema, frozenset(broken))
+    checker.damaged = frozenset(damaged)
     checker.run()
     return sort_diagnostics(checker.diagnostics)
 
@@ -70,6 +88,7 @@ class _Checker:
         self.messages: dict[str, Message] = {}
         self.enum_values: dict[str, tuple[str, ...]] = {}
         self.reported_inputs: set[tuple[str, str]] = set()
+        self.damaged: frozenset[Position] = frozenset()
         self.depth_reported = False
 
     def error(self, pos: Position, message: str) -> None:
@@ -93,35 +112,46 @@ class _Checker:
         for module in self.schema.modules:
             for service in module.services:
                 self.check_service(service, module.version, routes)
+        for module in self.schema.modules:
+            for job in module.jobs:
+                self.check_job(job)
+            for schedule in module.schedules:
+                self.check_schedule(schedule)
+            for saga in module.sagas:
+                self.check_saga(saga)
 
     def declare(self) -> None:
-        decls: list[tuple[int, Position, str, str, object]] = []
+        decls: list[tuple[int, Position, str, _Decl]] = []
         for index, module in enumerate(self.schema.modules):
-            for kind, group in (
+            groups: tuple[tuple[str, tuple[_Decl, ...]], ...] = (
                 ("entity", module.entities),
                 ("message", module.messages),
                 ("enum", module.enums),
                 ("service", module.services),
-            ):
-                for decl in group:
-                    decls.append((index, decl.pos, kind, decl.name, decl))
+                ("job", module.jobs),
+                ("schedule", module.schedules),
+                ("saga", module.sagas),
+            )
+            for kind, group in groups:
+                decls.extend((index, decl.pos, kind, decl) for decl in group)
         decls.sort(key=lambda d: (d[0], d[1]))
         first: dict[str, Position] = {}
-        for _, pos, kind, name, decl in decls:
+        for _, pos, kind, node in decls:
+            name = node.name
             if name in first:
                 self.error(pos, f"duplicate declaration {name} (first declared at {first[name]})")
                 continue
             first[name] = pos
             self.kinds[name] = kind
-            if isinstance(decl, Entity):
-                self.entities[name] = decl
-            elif isinstance(decl, Message):
-                self.messages[name] = decl
-            elif kind == "enum":
-                self.enum_values[name] = decl.values  # type: ignore[attr-defined]
+            if isinstance(node, Entity):
+                self.entities[name] = node
+            elif isinstance(node, Message):
+                self.messages[name] = node
+            elif isinstance(node, Enum):
+                self.enum_values[name] = node.values
 
     def type_names(self) -> list[str]:
-        return [*SCALARS, *SCALAR_ALIASES, *(n for n, k in self.kinds.items() if k != "service")]
+        return [*SCALARS, *SCALAR_ALIASES, *(n for n, k in self.kinds.items() if k in _TYPE_KINDS)]
 
     def check_enum_values(self, values: tuple[str, ...], pos: Position, what: str) -> None:
         if not values:
@@ -147,8 +177,8 @@ class _Checker:
         kind = self.kinds.get(ref.name)
         if kind is None and ref.name in self.broken:
             return None
-        if kind is None or kind == "service":
-            what = "a service, not a type" if kind == "service" else "unknown type"
+        if kind is None or kind not in _TYPE_KINDS:
+            what = f"{_an(kind)}, not a type:" if kind is not None else "unknown type"
             self.error(ref.pos, f"{what} {ref.name}{did_you_mean(ref.name, self.type_names())}")
             return None
         return kind
@@ -356,6 +386,7 @@ class _Checker:
         if kind == "enum":
             self.error(v.pos, f"@validate does not apply to enum {where}")
             return
+        allowed: tuple[str, ...]
         if ref.name in STRING_SCALARS:
             allowed = _LENGTH_RULES
         elif ref.name in NUMERIC_SCALARS:
@@ -402,11 +433,11 @@ class _Checker:
                 if kinds.get(param.name) in ("entity", "message"):
                     self.check_inputs(param.type.name, label, set(), 0)
 
-    def check_params(self, rpc: Rpc, label: str) -> dict[str, str | None]:
+    def check_params(self, rpc: Rpc | Job, label: str, what: str = "rpc") -> dict[str, str | None]:
         kinds: dict[str, str | None] = {}
         for p in rpc.params:
             if p.name in kinds:
-                self.error(p.pos, f"duplicate parameter {p.name} in rpc {label}")
+                self.error(p.pos, f"duplicate parameter {p.name} in {what} {label}")
                 continue
             kind = self.resolve_type(p.type, f"{label}({p.name})")
             kinds[p.name] = kind
@@ -501,12 +532,15 @@ class _Checker:
             )
 
     def check_options(self, rpc: Rpc, label: str) -> None:
+        if rpc.permission is not None:
+            self.check_permission(rpc, label)
         if rpc.auth is None:
-            self.error(
-                rpc.pos,
-                f"rpc {label} requires auth (secure-by-default); write `auth: none` for a "
-                "public route or `auth: required`",
-            )
+            if rpc.permission is None and rpc.pos not in self.damaged:
+                self.error(
+                    rpc.pos,
+                    f"rpc {label} requires auth (secure-by-default); write `auth: none` for a "
+                    "public route, `auth: required`, or a `permission:`",
+                )
         else:
             seen_roles: set[str] = set()
             for role in rpc.auth.roles:
@@ -531,6 +565,166 @@ class _Checker:
                     )
             if rpc.http is not None and rpc.http.method != "GET":
                 self.warn(rpc.http.pos, f"paginated rpc {label} is usually a GET")
+
+    def check_permission(self, rpc: Rpc, label: str) -> None:
+        """``resource:`` must be an entity and ``owner_field:`` one of its fields."""
+        perm = rpc.permission
+        if perm is None or not perm.check or perm.resource is None:
+            return
+        where = perm.resource_pos or perm.pos
+        entity = self.entities.get(perm.resource)
+        if entity is None:
+            kind = self.kinds.get(perm.resource)
+            if kind is not None:
+                self.error(
+                    where,
+                    f"permission resource {perm.resource} of rpc {label} must be an entity, "
+                    f"not {_an(kind)}",
+                )
+            elif perm.resource not in self.broken:
+                hint = did_you_mean(perm.resource, self.entities)
+                self.error(where, f"unknown permission resource {perm.resource}{hint}")
+            return
+        if perm.owner_field is not None and entity.field(perm.owner_field) is None:
+            hint = did_you_mean(perm.owner_field, [f.name for f in entity.fields])
+            self.error(
+                perm.owner_field_pos or perm.pos,
+                f"owner_field {perm.owner_field} is not a field of entity {entity.name}{hint}",
+            )
+
+    # ------------------------------------------------------------------ jobs, schedules, sagas
+
+    def check_job(self, job: Job) -> None:
+        kinds = self.check_params(job, job.name, "job")
+        for param in job.params:
+            if kinds.get(param.name) in ("entity", "message"):
+                self.check_inputs(param.type.name, f"job {job.name}", set(), 0)
+
+    def check_schedule(self, schedule: Schedule) -> None:
+        label = f"schedule {schedule.name}"
+        if schedule.pos in self.damaged:
+            return  # an option failed to build; its own error says why
+        if schedule.cron is None:
+            self.error(schedule.pos, f'{label} needs cron: "<spec>", e.g. cron: "0 8 * * *"')
+        else:
+            problem = cron_problem(schedule.cron)
+            if problem:
+                self.error(schedule.cron_pos or schedule.pos, f"invalid cron in {label}: {problem}")
+        call = schedule.dispatch
+        if call is None:
+            self.error(schedule.pos, f"{label} needs dispatch: <Job>(args)")
+            return
+        job = self.schema.job(call.job)
+        if job is None or self.kinds.get(call.job) != "job":
+            kind = self.kinds.get(call.job)
+            if kind is not None and kind != "job":
+                self.error(
+                    call.pos, f"{label} dispatches {call.job}, which is {_an(kind)}, not a job"
+                )
+            elif call.job not in self.broken:
+                jobs = [n for n, k in self.kinds.items() if k == "job"]
+                self.error(
+                    call.pos,
+                    f"{label} dispatches unknown job {call.job}{did_you_mean(call.job, jobs)}",
+                )
+            return
+        if len(call.args) != len(job.params):
+            self.error(
+                call.pos,
+                f"{label}: job {job.name} takes {len(job.params)} argument"
+                f"{'' if len(job.params) == 1 else 's'}, dispatch passes {len(call.args)}",
+            )
+            return
+        bare = call.arg_bare or (False,) * len(call.args)
+        for param, value, pos, is_bare in zip(
+            job.params, call.args, call.arg_positions, bare, strict=False
+        ):
+            self.check_dispatch_arg(param, value, pos, label, is_bare)
+
+    def check_dispatch_arg(
+        self, param: Param, value: object, pos: Position, label: str, bare: bool = False
+    ) -> None:
+        ref = param.type
+        values = self.enum_of(ref)
+        if bare and values is None:
+            self.error(
+                pos,
+                f"{label}: argument {value} is a bare name but {param.name} is {ref.name}; "
+                f'quote a string ("{value}"), bare names are enum values',
+            )
+            return
+        if values is not None:
+            if not isinstance(value, str) or value not in values:
+                hint = did_you_mean(str(value), values) if isinstance(value, str) else ""
+                enum = "the inline enum" if ref.is_inline_enum else f"enum {ref.name}"
+                shown = str(value) if bare else _show(value)
+                self.error(
+                    pos, f"{label}: {shown} is not a value of {enum} (parameter {param.name}){hint}"
+                )
+            return
+        if ref.name == "timestamp":
+            ok = isinstance(value, str)
+            if not ok:
+                self.error(pos, f"{label}: argument {param.name} (timestamp) takes an ISO string")
+            return
+        if ref.name not in _DISPATCH_SCALARS:
+            if ref.name in ("json",):
+                return
+            self.error(
+                pos,
+                f"{label}: argument {param.name} is {ref.name}; a schedule passes literals, so "
+                "the job's parameter must be a scalar or an enum",
+            )
+            return
+        problem = _literal_problem(ref.name, value)
+        if problem:
+            self.error(
+                pos, f"{label}: argument {_show(value)} does not fit {param.name}: {problem}"
+            )
+
+    def check_saga(self, saga: Saga) -> None:
+        label = f"saga {saga.name}"
+        if not saga.steps:
+            self.error(saga.pos, f"{label} has no steps")
+        seen: dict[str, Position] = {}
+        pivots: list[str] = []
+        for step in saga.steps:
+            if step.name in seen:
+                self.error(
+                    step.pos,
+                    f"duplicate step {step.name} in {label} (first declared at {seen[step.name]})",
+                )
+            seen.setdefault(step.name, step.pos)
+            if step.execute is None and step.pos not in self.damaged:
+                self.error(step.pos, f"step {step.name} of {label} needs execute: Service.Rpc")
+            if step.pivot:
+                if pivots:
+                    self.error(
+                        step.pos,
+                        f"{label} has more than one pivot step ({pivots[0]} and {step.name}); "
+                        "at most one step is the point of no return",
+                    )
+                pivots.append(step.name)
+            for ref in (step.execute, step.compensate):
+                if ref is None:
+                    continue
+                service = next((s for s in self.schema.services if s.name == ref.service), None)
+                if service is None:
+                    kind = self.kinds.get(ref.service)
+                    if kind is not None:
+                        self.error(
+                            ref.pos, f"{ref.service} is {_an(kind)}, not a service ({label})"
+                        )
+                    elif ref.service not in self.broken:
+                        names = [n for n, k in self.kinds.items() if k == "service"]
+                        hint = did_you_mean(ref.service, names)
+                        self.error(ref.pos, f"unknown service {ref.service}{hint} ({label})")
+                    continue
+                if not any(r.name == ref.rpc for r in service.rpcs):
+                    hint = did_you_mean(ref.rpc, [r.name for r in service.rpcs])
+                    self.error(
+                        ref.pos, f"service {service.name} has no rpc {ref.rpc}{hint} ({label})"
+                    )
 
     def check_inputs(self, type_name: str, label: str, seen: set[str], depth: int) -> None:
         """Require @validate on every validatable field reachable from an rpc input."""

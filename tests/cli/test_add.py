@@ -115,7 +115,6 @@ def test_add_dry_run_prints_the_edits_and_writes_nothing(proj: Path) -> None:
     [
         (["cache/nope"], 3, "unknown adapter 'nope' for cache (valid: db, kvserver, memory"),
         (["cache/kvservr"], 3, 'did you mean "kvserver"'),
-        (["ai"], 3, "battery 'ai' has no adapters implemented"),
         (["cache/redis", "--adapter", "memory"], 2, "name different adapters"),
         (["../x"], 3, "invalid battery name"),
         (["plugins"], 3, "not a battery"),

@@ -108,20 +108,24 @@ def test_sqlite_bootstrap_rerun_change_rollback_and_dry_runs(schemas: Path, tmp_
     first = run_toolkit("db", "migrate", "--dsn", str(db), v1, "--json", cwd=work)
     assert first.returncode == 0, first
     data = first.json["data"]
-    assert (data["adapter"], data["applied"]) == ("sqlfile", 2)
+    assert (data["adapter"], data["applied"]) == ("sqlfile", 3)
     assert data["statements"][0].startswith('CREATE TABLE IF NOT EXISTS "users"')
+    # The foreign-key column is indexed, as Django indexes a ForeignKey.
+    assert data["statements"][2] == (
+        'CREATE INDEX IF NOT EXISTS "posts_author_id_idx" ON "posts" ("author_id")'
+    )
     columns, indexes, ledger = _sqlite_catalog(db)
     assert columns == {
         "users": ["id", "email", "role", "created_at"],
         "posts": ["id", "title", "author_id"],
     }
-    assert ledger == 2
+    assert ledger == 3
 
     # Re-running is a no-op.
     again = run_toolkit("db", "migrate", "--dsn", str(db), v1, cwd=work)
     assert again.returncode == 0, again
     assert "✔ applied 0 statement(s) via sqlfile" in again.stdout
-    assert _sqlite_catalog(db)[2] == 2
+    assert _sqlite_catalog(db)[2] == 3
 
     # A dry run of the change prints the plan and leaves the file's bytes alone.
     before = tree(work)
@@ -141,7 +145,7 @@ def test_sqlite_bootstrap_rerun_change_rollback_and_dry_runs(schemas: Path, tmp_
     columns, indexes, ledger = _sqlite_catalog(db)
     assert columns["users"][-1] == "score"
     assert "users_score_idx" in indexes
-    assert ledger == 4
+    assert ledger == 5
 
     # rollback --dry-run changes nothing; rollback -n 1 reverses the newest statement only.
     before = tree(work)
@@ -157,12 +161,13 @@ def test_sqlite_bootstrap_rerun_change_rollback_and_dry_runs(schemas: Path, tmp_
     assert row["inverse"] == 'DROP INDEX IF EXISTS "users_score_idx"'
     columns, indexes, ledger = _sqlite_catalog(db)
     assert "users_score_idx" not in indexes and "score" in columns["users"]
-    assert ledger == 3
+    assert ledger == 4
 
-    # A large -n reverses the ADD COLUMN, skips both CREATE TABLEs, which stay recorded.
+    # A large -n reverses the ADD COLUMN and the foreign-key index, skips both CREATE
+    # TABLEs, which stay recorded.
     rest = run_toolkit("db", "rollback", "-n", "5", "--dsn", str(db), cwd=work)
     assert rest.returncode == 0, rest
-    assert "rolled back 1 statement(s) via the sqlfile adapter" in rest.stdout
+    assert "rolled back 2 statement(s) via the sqlfile adapter" in rest.stdout
     assert "skipped 2 statement(s)" in rest.stdout
     columns, _indexes, ledger = _sqlite_catalog(db)
     assert "score" not in columns["users"] and ledger == 2
@@ -254,7 +259,7 @@ def test_postgres_bootstrap_change_rollback_and_masked_password(
 
     first = toolkit("db", "migrate", "--adapter", "sqlserver", "--dsn", dsn, v1)
     assert first.returncode == 0, first
-    assert "✔ applied 2 statement(s) via sqlserver" in first.stdout
+    assert "✔ applied 3 statement(s) via sqlserver" in first.stdout
     columns, _ = _pg_catalog(pg_database)
     assert columns["users"] == [
         ("id", "uuid"),
@@ -416,3 +421,160 @@ def test_project_seed(compiled_project: Path) -> None:
     )
     assert managed.returncode == 0, managed.stderr
     assert "seeded api" in managed.stdout
+
+
+# ------------------------------------------------- foreign keys, join tables, @schema
+
+FK1 = """\
+entity User {
+  id: uuid @primary
+  name: string
+}
+
+entity Post @schema(blog) {
+  id: uuid @primary
+  author_id: uuid?
+}
+"""
+# v2: the column becomes a foreign key (cascade) and users like posts (a join table).
+FK2 = FK1.replace(
+    "  author_id: uuid?\n",
+    "  author_id: uuid?\n  belongs_to author: User @foreign_key(author_id) @on_delete(cascade)\n",
+).replace("  name: string\n", "  name: string\n  many_to_many liked: Post\n")
+# v3: the same key, deleting differently; v4: no key any more.
+FK3 = FK2.replace("@on_delete(cascade)", "@on_delete(set_null)")
+FK4 = FK2.replace("  belongs_to author: User @foreign_key(author_id) @on_delete(cascade)\n", "")
+
+
+def _pg_foreign_keys(name: str) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """Return ``{(table, column): (schema, referenced table, ON DELETE code)}``."""
+    with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}") as conn:
+        rows = conn.execute(
+            """
+            SELECT c.relname, a.attname, n.nspname, t.relname, k.confdeltype
+            FROM pg_constraint k
+            JOIN pg_class c ON c.oid = k.conrelid
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            JOIN pg_class t ON t.oid = k.confrelid
+            JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
+            WHERE k.contype = 'f'
+            """
+        ).fetchall()
+    return {(table, column): (nsp, target, action) for table, column, nsp, target, action in rows}
+
+
+def test_postgres_foreign_keys_are_diffed_and_every_table_is_in_the_connection_schema(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    name = f"toolkit_cli_fk_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        dsn = f"postgres://postgres@127.0.0.1:5432/{name}"
+        files = {}
+        for label, text in (("fk1", FK1), ("fk2", FK2), ("fk3", FK3), ("fk4", FK4)):
+            files[label] = tmp_path / label / "schema.toolkit"
+            files[label].parent.mkdir()
+            files[label].write_text(text)
+
+        def migrate(label: str) -> dict:
+            ran = run_toolkit("db", "migrate", "--dsn", dsn, str(files[label]), "--json")
+            assert ran.returncode == 0, ran
+            return ran.json["data"]
+
+        migrate("fk1")
+        columns, _ = _pg_catalog(name)  # public only: @schema(blog) made no schema
+        assert set(columns) == {"users", "posts", "toolkit_schema_migrations"}
+        assert _pg_foreign_keys(name) == {}
+
+        added = migrate("fk2")
+        assert added["statements"][:2] == [
+            'ALTER TABLE "posts" ADD CONSTRAINT "posts_author_id_fkey" FOREIGN KEY '
+            '("author_id") REFERENCES "users" ("id") ON DELETE CASCADE',
+            'CREATE INDEX IF NOT EXISTS "posts_author_id_idx" ON "posts" ("author_id")',
+        ]
+        assert added["statements"][2].startswith('CREATE TABLE IF NOT EXISTS "users_liked"')
+        assert _pg_foreign_keys(name) == {
+            ("posts", "author_id"): ("public", "users", "c"),
+            ("users_liked", "user_id"): ("public", "users", "c"),
+            ("users_liked", "post_id"): ("public", "posts", "c"),
+        }
+        assert migrate("fk2")["applied"] == 0  # the live key is the declared one
+
+        changed = migrate("fk3")
+        assert changed["statements"] == [
+            'ALTER TABLE "posts" DROP CONSTRAINT "posts_author_id_fkey"',
+            'ALTER TABLE "posts" ADD CONSTRAINT "posts_author_id_fkey" FOREIGN KEY '
+            '("author_id") REFERENCES "users" ("id") ON DELETE SET NULL',
+        ]
+        assert _pg_foreign_keys(name)[("posts", "author_id")][2] == "n"
+        back = run_toolkit("db", "rollback", "-n", "2", "--dsn", dsn)
+        assert back.returncode == 0, back
+        assert _pg_foreign_keys(name)[("posts", "author_id")][2] == "c"
+
+        dropped = migrate("fk4")
+        assert dropped["statements"] == [
+            'ALTER TABLE "posts" DROP CONSTRAINT "posts_author_id_fkey"',
+            'DROP INDEX IF EXISTS "posts_author_id_idx"',
+        ]
+        assert ("posts", "author_id") not in _pg_foreign_keys(name)
+        back = run_toolkit("db", "rollback", "-n", "2", "--dsn", dsn)
+        assert back.returncode == 0, back
+        assert _pg_foreign_keys(name)[("posts", "author_id")] == ("public", "users", "c")
+        assert "posts_author_id_idx" in _pg_catalog(name)[1]
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_sqlite_foreign_key_differences_warn_and_join_tables_are_created(tmp_path: Path) -> None:
+    db = tmp_path / "app.db"
+    for label, text in (("fk1", FK1), ("fk2", FK2)):
+        (tmp_path / f"{label}.toolkit").write_text(text)
+    first = run_toolkit("db", "migrate", "--dsn", str(db), str(tmp_path / "fk1.toolkit"))
+    assert first.returncode == 0, first
+    second = run_toolkit("db", "migrate", "--dsn", str(db), str(tmp_path / "fk2.toolkit"), "--json")
+    assert second.returncode == 0, second
+    assert second.json["data"]["warnings"] == [
+        "posts.author_id: the foreign key differs from the schema; "
+        "SQLite cannot alter a constraint, left as is"
+    ]
+    with sqlite3.connect(db) as conn:
+        fks = conn.execute('PRAGMA foreign_key_list("users_liked")').fetchall()
+    assert {(row[2], row[3], row[6]) for row in fks} == {
+        ("users", "user_id", "CASCADE"),
+        ("posts", "post_id", "CASCADE"),
+    }
+
+
+def test_the_engine_stands_apart_from_the_cli_and_its_errors_carry_exit_codes() -> None:
+    code = (
+        "import sys, toolkit_batteries.db.sqlmigrate as m\n"
+        "print(sorted(n for n in sys.modules if n.startswith('toolkit_batteries.cli')))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert ran.stdout.strip() == "[]"
+    from toolkit_batteries.db import sqlmigrate
+
+    with pytest.raises(sqlmigrate.TargetMismatchError) as mismatch:
+        sqlmigrate.parse_target("sqlserver", "app.db")
+    assert mismatch.value.exit_code == 2 and "postgres:// URL" in str(mismatch.value)
+    with pytest.raises(sqlmigrate.UnreachableTargetError) as unreachable:
+        sqlmigrate.migrate(
+            sqlmigrate.parse_target(None, "/nonexistent-dir-xyz/app.db"),
+            sqlmigrate.desired_schema(load_schema_text(FK1), "sqlite"),
+        )
+    assert unreachable.value.exit_code == 5
+    assert issubclass(sqlmigrate.InvalidTargetError, sqlmigrate.SqlMigrateError)
+    assert sqlmigrate.InvalidTargetError.exit_code == 3
+
+
+def load_schema_text(text: str):
+    """Return the validated schema of one ``app.toolkit`` text."""
+    from toolkit_codegen.compiler import load_sources
+
+    loaded = load_sources({"app.toolkit": text})
+    assert loaded.ok, [str(d) for d in loaded.diagnostics]
+    return loaded.schema

@@ -363,7 +363,7 @@ def test_adapter_prints_the_settings_snippet(proj: Path) -> None:
         (["cache", "x", "--dir", "../outside"], "path escapes the target directory"),
         (["cache", "x", "--dir", "/tmp"], "path escapes the target directory"),
         (["cache", "x", "--dir", "my-adapters"], "identifier"),
-        (["ai", "x"], "batteries with one: auth, cache"),
+        (["plugins", "x"], "batteries with one: ai, analytics, auth"),
         (["cache", "x", "--field", "n:list"], "invalid type 'list'"),
     ],
 )

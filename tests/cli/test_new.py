@@ -172,8 +172,6 @@ def test_new_errors_in_json_mode_and_usage(tmp_path: Path) -> None:
     assert ran.returncode == 2 and "missing project name" in ran.stderr
     ran = run_toolkit("new", "demo", "--batteries", "cach", cwd=tmp_path)
     assert ran.returncode == 3 and 'did you mean "cache"' in ran.stderr
-    ran = run_toolkit("new", "demo", "--batteries", "ai", cwd=tmp_path)
-    assert ran.returncode == 3 and "no adapters implemented" in ran.stderr
     assert list(tmp_path.iterdir()) == []
 
 
@@ -183,13 +181,16 @@ def test_new_list_batteries_in_text_and_json(tmp_path: Path) -> None:
     rows = {line.split()[0]: line.split() for line in ran.stdout.splitlines()[1:-1]}
     assert len(rows) == 37
     assert rows["cache"][:4] == ["cache", "memory", "yes", "implemented"]
-    assert rows["ai"][3] == "planned"
+    assert all(row[3] == "implemented" for row in rows.values())
     data = run_toolkit("--json", "new", "--list-batteries").json["data"]["batteries"]
     by_name = {row["name"]: row for row in data}
     assert len(by_name) == 37
     assert by_name["cache"]["implemented"] == ["memory", "kvserver", "db"]
     assert by_name["cache"]["aliases"]["redis"] == "kvserver"
-    assert by_name["ai"]["implemented"] == [] and by_name["ai"]["default"] == "llm_a"
+    assert by_name["ai"]["implemented"] == ["llm_a", "llm_b", "llm_c", "llm_d"]
+    assert by_name["ai"]["default"] == "llm_a"
+    # the older SQL names are aliases of the canonical db adapter, not planned adapters
+    assert by_name["search"]["aliases"]["sqlfile"] == "db"
     assert list(tmp_path.iterdir()) == []
 
 

@@ -23,7 +23,7 @@ from django.core.checks.registry import registry
 from django.core.management import call_command
 from django.test.utils import override_settings
 
-from toolkit_batteries.codegen.project import plan
+from toolkit_batteries.api_runtime.project import plan
 from toolkit_codegen.backends import BackendOptions, generate
 from toolkit_codegen.compiler import load_paths
 

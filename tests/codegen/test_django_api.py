@@ -1,7 +1,7 @@
 """The generated API, served: the test project's schema compiled and installed in-process.
 
 ``tests/codegen/django_project`` holds a schema and hand-written handlers; the module
-fixture compiles the schema next to those handlers (``toolkit_batteries.codegen.project``,
+fixture compiles the schema next to those handlers (``toolkit_batteries.api_runtime.project``,
 what ``manage.py compile_schema`` runs), installs the app, applies its generated migration
 to the SQLite test database, and serves it through Django: the spec's HTTP shapes, auth,
 pagination, drf-spectacular's document against the compiled one, and schemathesis.
@@ -254,7 +254,12 @@ def assert_documents_agree(served: dict, compiled: dict) -> None:
 
     def operations(doc: dict) -> dict:
         return {
-            (path, method): (op["operationId"], op.get("security"))
+            (path, method): (
+                op["operationId"],
+                op.get("security"),
+                op.get("x-roles"),
+                op.get("x-permission"),
+            )
             for path, item in doc["paths"].items()
             for method, op in item.items()
         }
@@ -263,7 +268,7 @@ def assert_documents_agree(served: dict, compiled: dict) -> None:
     assert set(served["components"]["schemas"]) == set(compiled["components"]["schemas"])
     assert served["components"]["securitySchemes"] == compiled["components"]["securitySchemes"]
     assert (served["openapi"], served["info"]["title"]) == ("3.0.3", "toolkit API")
-    for (path, method), (_, _) in operations(compiled).items():
+    for path, method in operations(compiled):
         body = compiled["paths"][path][method].get("requestBody")
         if body is not None:
             assert served["paths"][path][method]["requestBody"]["content"] == body["content"]
@@ -273,7 +278,7 @@ def test_the_served_document_agrees_with_the_compiled_one(client: Client) -> Non
     assert_documents_agree(served_document(client), compiled_document(PROJECT / "schema"))
 
 
-@pytest.mark.parametrize("fixture", FIXTURES)
+@pytest.mark.parametrize("fixture", [*FIXTURES, "background"])
 def test_every_fixture_serves_a_document_agreeing_with_the_compiled_one(
     fixture: str, tmp_path: Path
 ) -> None:
@@ -285,12 +290,12 @@ def test_every_fixture_serves_a_document_agreeing_with_the_compiled_one(
 def test_a_handler_stub_answers_501(tmp_path: Path) -> None:
     app = build_app(tmp_path, SCHEMAS / "every_feature", "cg_stubs")
     with installed(app):
-        response = Client().get(f"/v1/products/{uuid.uuid4()}")
+        response = Client().get("/v1/products", {"query": "tea"})
     assert response.status_code == 501
     assert response.json() == {
         "error": {
             "code": "unimplemented",
-            "message": "CatalogService.GetProduct is not implemented yet",
+            "message": "CatalogService.SearchProducts is not implemented yet",
         }
     }
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from toolkit_codegen.backends import BackendError, BackendOptions, generate
-from toolkit_codegen.backends._django_handlers import append_stubs, render_handlers
+from toolkit_codegen.backends.handler_stubs import append_stubs, render_handlers
 from toolkit_codegen.compiler import load_sources
 
 try:
@@ -191,12 +191,12 @@ def test_handler_stubs_are_appended_without_touching_existing_code() -> None:
         BASE
         + """
 service UserService {
-  rpc GetUser(id: uuid) -> User { http: GET "/v1/users/{id}"; auth: none }
+  rpc GetUser(id: uuid, full: bool) -> User { http: GET "/v1/users/{id}"; auth: none }
 }
 """
     )
     original = render_handlers(first, "api").replace(
-        "        raise NotImplementedError", "        return lookup(id)  # mine"
+        "        raise NotImplementedError", "        return lookup(id, full)  # mine"
     )
     assert append_stubs(first, original) is None  # nothing new: nothing to write
     second = _load(
@@ -204,7 +204,7 @@ service UserService {
         + """
 enum Level { low, high }
 service UserService {
-  rpc GetUser(id: uuid) -> User { http: GET "/v1/users/{id}"; auth: none }
+  rpc GetUser(id: uuid, full: bool) -> User { http: GET "/v1/users/{id}"; auth: none }
   rpc ListUsers(level: Level, since: timestamp?) -> User {
     http: GET "/v1/users"; auth: none; paginated: true
   }
@@ -216,7 +216,7 @@ service AuditService {
     )
     updated = append_stubs(second, original)
     assert updated is not None
-    assert "return lookup(id)  # mine" in updated
+    assert "return lookup(id, full)  # mine" in updated
     # Every original line survives, in order.
     kept = iter(updated.splitlines())
     assert all(line in kept for line in original.splitlines())

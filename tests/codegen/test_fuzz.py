@@ -31,6 +31,9 @@ TOKENS = [
     *("http:", "auth:", "none", "required", "required(roles: {", "errors: {", "paginated:"),
     *("GET", "POST", '"/v1/{id}"', '"/v1/{', "{id}", "1.5", "-3", "99999999999999999999"),
     *("x: string", "y: User", "User", "datetime", "é", "😀", "\x00", "\r", ".", "#", "$"),
+    *("schedule", "saga", "step", "queue:", "retry:", "max_attempts(", "backoff(", "30s"),
+    *("exponential", "base:", "cron:", '"@daily"', "dispatch:", "execute:", "compensate:"),
+    *("pivot:", "S.A", "permission:", 'check("a"', "resource:", "owner_field:"),
     "\ufeff",
 ]
 
@@ -112,6 +115,12 @@ def test_every_fixture_file_alone_has_no_syntax_error() -> None:
         "\n\t " * 5_000 + "}",
         "// c\n" * 5_000 + "x",
         "entity A { a: b " + " " * 5_000 + "@x" + " " * 5_000 + "!",
+        "job A() { queue: " + "a, " * 10_000 + "}",
+        "job A() { retry: " + "backoff(" * 5_000,
+        "saga S {" + " step s {" * 3_000,
+        "schedule D { dispatch: J(" + "f(" * 5_000,
+        'schedule D { cron: "' + "1," * 20_000 + '" dispatch: J() }',
+        "service S { rpc A() -> B { permission: check(" + '"a", ' * 5_000 + ") } }",
     ],
     ids=lambda t: f"{t[:12]!r}x{len(t)}",
 )

@@ -333,7 +333,7 @@ CASES = [
                 2,
                 3,
                 "rpc S.A requires auth (secure-by-default); write `auth: none` for a public "
-                "route or `auth: required`",
+                "route, `auth: required`, or a `permission:`",
             )
         ],
         id="missing-auth",

@@ -388,7 +388,8 @@ def test_kv_url_wins_over_addr(registry, redis_url):
 
 def test_kv_clients_close_once_and_disconnect(redis_url):
     registry = PoolRegistry()
-    client = registry.kvserver("cache", kv(db=15))
+    # dedicated: a lease another test left on the shared db-15 client must not keep it open
+    client = registry.kvserver("cache", kv(db=15), dedicated=True)
     client.ping()
     assert registry.close() == []
     assert registry.close() == []
@@ -444,6 +445,7 @@ def test_kv_pool_settings_map_onto_redis_py(registry):
             max_conn_idle_time=timedelta(seconds=45),
             password="hunter2",
         ),
+        dedicated=True,  # a fresh client: the shared one may predate this test's settings
     )
     pool = client.connection_pool
     assert pool.max_connections == 7

@@ -73,6 +73,15 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
         "remotecfg.allow_private": "issue 17 (outbound rules): a private, loopback or "
         "link-local target (also after DNS resolution) needs it",
     },
+    "notification": {
+        "allow_insecure": "issue 16 (outbound rules): an http endpoint or token URI needs it",
+        "allow_private": "issue 16 (outbound rules): a private, loopback or link-local "
+        "target (also after DNS resolution) needs it",
+        "sms.endpoint": "issue 16 #4: the provider's API base URL (a local server in tests)",
+        "push.endpoint": "issue 16 #4: the push API base URL (a local server in tests)",
+        "log.recipient": "issue 16 #4: the log adapter masks the recipient as configured",
+        "log.body": "issue 16 #4: the log adapter redacts credentials in the body",
+    },
     "secrets": {
         "allow_private": "issue 17 #1: secretstore refuses private/loopback targets (after "
         "DNS resolution) unless this is set",
@@ -88,6 +97,33 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
     "mailer": {
         "log_body": "issue 13 #4: the log adapter redacts bodies as configured",
         "backend_path": "issue 13 #4: the provider adapter's django-anymail backend",
+    },
+    "analytics": {
+        "allow_insecure": "issue 16 #2 (outbound rules): an http endpoint needs it",
+        "allow_private": "issue 16 #2 (outbound rules): an endpoint on a private, loopback "
+        "or link-local address (also after DNS resolution) needs it",
+    },
+    "cdn": {
+        "allow_insecure": "issue 16 #6 (outbound rules): an http base_url needs it",
+        "allow_private": "issue 16 #6 (outbound rules): a base_url on a private, loopback "
+        "or link-local address (also after DNS resolution) needs it",
+    },
+    "payment": {
+        "allow_insecure": "issue 16 #3 (outbound rules): an http endpoint needs it",
+        "allow_private": "issue 16 #3 (outbound rules): an endpoint on a private, loopback "
+        "or link-local address (also after DNS resolution) needs it",
+        "webhook_tolerance": "issue 16 #3: webhook signatures are checked with a timestamp "
+        "tolerance (default 5 minutes)",
+    },
+    "billing": {
+        "allow_insecure": "issue 16 #3 (outbound rules): an http endpoint needs it",
+        "allow_private": "issue 16 #3 (outbound rules): an endpoint on a private, loopback "
+        "or link-local address (also after DNS resolution) needs it",
+        "webhook_secret": "issue 16 #3: provider webhooks are verified with a signing secret",
+        "webhook_tolerance": "issue 16 #3: webhook signatures are checked with a timestamp "
+        "tolerance (default 5 minutes)",
+        "max_webhook_bytes": "issue 16 #3: webhook bodies over 1 MiB are refused",
+        "auto_approve": "issue 16 #3: the stub starts subscriptions active instead of pending",
     },
     "media": {
         "allow_insecure": "issue 13 #2 (outbound rules): an http endpoint or fetched URL",
@@ -135,6 +171,7 @@ BYTE_SIZES = {
     ("geo", "max_response_body"),
     ("mailer", "max_message_size"),
     ("media", "max_download_bytes"),
+    ("billing", "max_webhook_bytes"),
     ("payment", "max_webhook_bytes"),
 }
 

@@ -156,8 +156,8 @@ def test_every_battery_side_setting_is_declared_and_documented():
     """Each setting beside TOOLKIT is declared with the decoder and has a row on the page."""
     from pathlib import Path
 
+    import toolkit_batteries.api_runtime.settings
     import toolkit_batteries.auth.revocation
-    import toolkit_batteries.codegen.settings
     import toolkit_batteries.queue.jobs.settings
     import toolkit_batteries.ratelimit.middleware
     import toolkit_batteries.scheduler.discovery  # noqa: F401
@@ -177,8 +177,8 @@ def test_every_battery_side_setting_is_declared_and_documented():
 
 def test_each_battery_reader_takes_the_environment_overlay(monkeypatch):
     """The converted readers go through the decoder, so each one honours its variables."""
+    from toolkit_batteries.api_runtime.settings import codegen_app_label
     from toolkit_batteries.auth.revocation import REVOCATION
-    from toolkit_batteries.codegen.settings import codegen_app_label
     from toolkit_batteries.queue.jobs.settings import load_jobs_settings
     from toolkit_batteries.ratelimit.middleware import RateLimitMiddleware
     from toolkit_batteries.scheduler.discovery import schedule_modules

@@ -1,4 +1,34 @@
-"""Large-language-model completions, chat and embeddings behind one interface.
+"""The ``ai`` battery: completions, chat with tools, embeddings and streaming.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.ai()``) or a container; pick
+``llm_a`` (the default: a Messages API), ``llm_b`` (Chat Completions and Embeddings),
+``llm_c`` (a generative-language API) or ``llm_d`` (any OpenAI-compatible endpoint).
+Every adapter needs ``api_key``; calls go out through the toolkit's outbound guard and
+are retried by the resilience battery's policy. See ``docs/batteries/ai.md``.
 """
+
+from __future__ import annotations
+
+from .base import (
+    AI,
+    AIError,
+    AIProviderError,
+    AIUnsupportedError,
+    ChatResult,
+    ChatStream,
+    Embeddings,
+    ToolCall,
+    Usage,
+)
+
+__all__ = [
+    "AI",
+    "AIError",
+    "AIProviderError",
+    "AIUnsupportedError",
+    "ChatResult",
+    "ChatStream",
+    "Embeddings",
+    "ToolCall",
+    "Usage",
+]

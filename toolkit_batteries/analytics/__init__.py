@@ -1,4 +1,26 @@
-"""Product analytics: event tracking, identify and group calls.
+"""The ``analytics`` battery: product events, identify and group calls.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.analytics()``) or a container;
+pick ``log`` (the default: events to the ``toolkit.analytics`` logger) or ``analytics_b``
+(a product-analytics provider's batch API, through its SDK, with a bounded buffer and a
+flush on close) in settings. Properties are checked against ``max_properties`` and
+``max_properties_bytes`` before anything is queued.
 """
+
+from __future__ import annotations
+
+from .base import (
+    Analytics,
+    AnalyticsDeliveryError,
+    AnalyticsError,
+    AnalyticsPropertiesError,
+    Event,
+)
+
+__all__ = [
+    "Analytics",
+    "AnalyticsDeliveryError",
+    "AnalyticsError",
+    "AnalyticsPropertiesError",
+    "Event",
+]

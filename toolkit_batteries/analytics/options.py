@@ -19,3 +19,8 @@ class AnalyticsOptions:
         ByteSize(65536), doc="bound on the JSON-encoded size of an event's properties"
     )
     max_properties: int = option(0, doc="bound on properties per call; 0 = no bound")
+    allow_insecure: bool = option(False, doc="permit a plain-http endpoint")
+    allow_private: bool = option(
+        False,
+        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
+    )

@@ -14,3 +14,8 @@ class CDNOptions:
     api_token: str = option("", secret=True, doc="provider token")
     zone_id: str = option("", doc="zone to purge")
     base_url: str = option("", doc="overrides the API endpoint")
+    allow_insecure: bool = option(False, doc="permit a plain-http base_url")
+    allow_private: bool = option(
+        False,
+        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
+    )

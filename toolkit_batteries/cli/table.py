@@ -32,6 +32,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("extract", "extract", "scaffolding", "extract a module into its own project"),
     CommandInfo("compile", "compile", "inspection", "compile schema files with backends"),
     CommandInfo("check", "check", "inspection", "validate schema files; write nothing"),
+    CommandInfo("check-boundaries", "check_boundaries", "inspection", "report cross-module refs"),
     CommandInfo("breaking", "breaking", "inspection", "list breaking changes: old -- new"),
     CommandInfo("fmt", "fmt", "inspection", "format schema files (-l list, -w write)"),
     CommandInfo("doctor", "doctor", "inspection", "open every configured service, one row each"),
@@ -57,6 +58,8 @@ ALIASES = {
     "queue-work": "queue:work",
     "schedule_run": "schedule:run",
     "schedule-run": "schedule:run",
+    "check:boundaries": "check-boundaries",
+    "check_boundaries": "check-boundaries",
     "outbox_relay": "outbox:relay",
     "outbox-relay": "outbox:relay",
 }

@@ -1,4 +1,32 @@
-"""Geocoding and reverse geocoding.
+"""The ``geo`` battery: geocoding and reverse geocoding behind one interface.
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+``services.geo().geocode("Berlin")`` answers a list of :class:`Place`;
+``services.geo().reverse(52.52, 13.405)`` one place or ``None``. Adapters: ``static``
+(the default: a JSON gazetteer file), ``geo_a`` (a geocoding web API, alias ``google``)
+and ``geo_b`` (an open geocoder, alias ``osm``/``nominatim``, at most one request per
+second through the ratelimit battery). No adapter's HTTP client is imported here.
 """
+
+from __future__ import annotations
+
+from .base import (
+    MAX_QUERY_LENGTH,
+    Geo,
+    GeoError,
+    GeoProviderError,
+    GeoRateLimitedError,
+    Place,
+    check_point,
+    check_query,
+)
+
+__all__ = [
+    "MAX_QUERY_LENGTH",
+    "Geo",
+    "GeoError",
+    "GeoProviderError",
+    "GeoRateLimitedError",
+    "Place",
+    "check_point",
+    "check_query",
+]

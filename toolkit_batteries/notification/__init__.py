@@ -1,4 +1,33 @@
-"""User notifications by text message or mobile push.
+"""The ``notification`` battery: short messages to a phone (``sms``) or a device (``push``).
 
-Options are declared in :mod:`.options`; the adapters arrive in a later release.
+Get the configured service from the registry (``services.notification()``) or a
+container and call :meth:`~.base.Notification.send`. Adapters: ``log`` (the default:
+written to the ``toolkit.notification`` logger, recipient masked), ``sms`` (a
+text-message provider's Messages API through its SDK; vendor alias ``twilio``) and
+``push`` (a push service's HTTP v1 API with a service-account token; vendor alias
+``fcm``). No SDK is imported until an adapter opens.
 """
+
+from __future__ import annotations
+
+from .base import (
+    DeliveryRefusedError,
+    InvalidNotificationError,
+    Notification,
+    NotificationError,
+    NotificationUnavailableError,
+    Outgoing,
+    Receipt,
+    check_e164,
+)
+
+__all__ = [
+    "DeliveryRefusedError",
+    "InvalidNotificationError",
+    "Notification",
+    "NotificationError",
+    "NotificationUnavailableError",
+    "Outgoing",
+    "Receipt",
+    "check_e164",
+]

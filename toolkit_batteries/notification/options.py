@@ -1,4 +1,10 @@
-"""Options of the ``notification`` service; provider options nest under their names."""
+"""Options of the ``notification`` service; provider options nest under their names.
+
+Beyond the spec's table (see ``DELIBERATE_EXTRAS`` in the tree tests): ``allow_insecure``
+and ``allow_private`` (the outbound rules of ``sms`` and ``push``), ``sms.endpoint`` and
+``push.endpoint`` (the provider's API base URL, a local server in tests) and the ``log.``
+block (how much of a recipient and a body the ``log`` adapter writes).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,35 @@ from datetime import timedelta
 
 from toolkit_batteries.core.options import Duration, option, options_class
 
-__all__ = ["NotificationOptions", "PushOptions", "SMSOptions"]
+__all__ = [
+    "DEFAULT_PUSH_ENDPOINT",
+    "DEFAULT_SMS_ENDPOINT",
+    "LogOptions",
+    "NotificationOptions",
+    "PushOptions",
+    "SMSOptions",
+]
+
+#: The text-message provider's REST API base URL (``sms.endpoint`` unset).
+DEFAULT_SMS_ENDPOINT = "https://api.twilio.com"
+#: The push service's HTTP v1 API base URL (``push.endpoint`` unset).
+DEFAULT_PUSH_ENDPOINT = "https://fcm.googleapis.com"
+
+
+@options_class
+class LogOptions:
+    """The ``log.`` block: what the ``log`` adapter writes about each notification."""
+
+    recipient: str = option(
+        "masked",
+        doc="masked (all but the last characters hidden), full, or none",
+        choices=("masked", "full", "none"),
+    )
+    body: str = option(
+        "redacted",
+        doc="redacted (credentials masked), full, or none (only the length)",
+        choices=("redacted", "full", "none"),
+    )
 
 
 @options_class
@@ -16,6 +50,7 @@ class SMSOptions:
     account_sid: str = option("", doc="account id for basic auth and the URL path")
     auth_token: str = option("", secret=True, doc="auth token for basic auth")
     from_number: str = option("", doc="sender phone number in E.164 format")
+    endpoint: str = option("", doc="overrides the provider's REST API base URL")
 
 
 @options_class
@@ -24,6 +59,7 @@ class PushOptions:
 
     project_id: str = option("", doc="project id")
     service_account: str = option("", doc="path to the service-account JSON key file")
+    endpoint: str = option("", doc="overrides the push service's HTTP v1 API base URL")
 
 
 @options_class
@@ -33,3 +69,8 @@ class NotificationOptions:
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
     sms: SMSOptions = option(SMSOptions(), doc="options of the sms adapter")
     push: PushOptions = option(PushOptions(), doc="options of the push adapter")
+    log: LogOptions = option(LogOptions(), doc="options of the log adapter")
+    allow_insecure: bool = option(False, doc="permits an http endpoint or token URI")
+    allow_private: bool = option(
+        False, doc="permits private/loopback/link-local dialing; logs a warning at open"
+    )

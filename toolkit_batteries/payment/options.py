@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from toolkit_batteries.core.options import ByteSize, option, options_class
+from datetime import timedelta
+
+from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["PaymentOptions"]
 
@@ -21,3 +23,12 @@ class PaymentOptions:
     webhook_secret: str = option("", secret=True, doc="webhook verification secret")
     auto_approve: bool = option(False, doc="mark new payments succeeded instead of pending")
     max_webhook_bytes: ByteSize = option(ByteSize(1024 * 1024), doc="bound on webhook payload size")
+    webhook_tolerance: Duration = option(
+        timedelta(minutes=5),
+        doc="largest drift between a webhook's signed timestamp and this clock (either way)",
+    )
+    allow_insecure: bool = option(False, doc="permit an http endpoint")
+    allow_private: bool = option(
+        False,
+        doc="permit private, loopback and link-local endpoints (checked after DNS resolution)",
+    )

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.webhook_signatures import header_value
 
 __all__ = [
     "EVENT_HEADER",
@@ -102,21 +103,6 @@ def signature_header(body: bytes, secrets: Secrets, timestamp: int) -> str:
     return " ".join(f"{SCHEME}={sign(body, key, timestamp)}" for key in secret_list(secrets))
 
 
-def _header(headers: Any, name: str) -> str | None:
-    """Read ``name`` from a mapping case-insensitively (Django's ``request.headers`` or a dict)."""
-    getter = getattr(headers, "get", None)
-    if getter is not None:
-        value = getter(name)
-        if value is not None:
-            return str(value)
-    if isinstance(headers, Mapping):
-        wanted = name.lower()
-        for key, value in headers.items():
-            if str(key).lower() == wanted:
-                return str(value)
-    return None
-
-
 def verify(
     headers: Mapping[str, Any] | Any,
     body: bytes,
@@ -138,7 +124,7 @@ def verify(
     raw = bytes(body)
     keys = secret_list(secret)
     window = tolerance.total_seconds() if hasattr(tolerance, "total_seconds") else float(tolerance)
-    stamp_text = _header(headers, TIMESTAMP_HEADER)
+    stamp_text = header_value(headers, TIMESTAMP_HEADER)
     if stamp_text is None:
         raise SignatureError(f"the {TIMESTAMP_HEADER} header is missing")
     stamp_text = stamp_text.strip()
@@ -147,7 +133,7 @@ def verify(
     stamp = int(stamp_text)
     if abs(now() - stamp) > window:
         raise SignatureError("the timestamp is outside the replay tolerance")
-    header = _header(headers, SIGNATURE_HEADER)
+    header = header_value(headers, SIGNATURE_HEADER)
     if header is None:
         raise SignatureError(f"the {SIGNATURE_HEADER} header is missing")
     if len(header) > MAX_SIGNATURE_HEADER:

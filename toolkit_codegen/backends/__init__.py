@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..nodes import Diagnostic, Schema
 
 __all__ = [
+    "APP_BACKENDS",
     "BACKENDS",
     "DJANGO_BACKENDS",
     "BackendError",
@@ -44,11 +45,18 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "urls": "toolkit_codegen.backends.urls",
         "sql": "toolkit_codegen.backends.sql",
         "openapi": "toolkit_codegen.backends.openapi",
+        "jobs": "toolkit_codegen.backends.jobs",
+        "schedules": "toolkit_codegen.backends.schedules",
+        "workflows": "toolkit_codegen.backends.workflows",
         "mcp": "toolkit_codegen.backends.mcp",
     }
 )
 #: ``--backend django`` means these five.
 DJANGO_BACKENDS: tuple[str, ...] = ("models", "migrations", "serializers", "views", "urls")
+#: What ``manage.py compile_schema`` (and ``toolkit compile`` in a project) writes into the
+#: Django app: the five, plus the outputs of ``job``, ``schedule`` and ``saga`` declarations
+#: (each writes nothing for a schema without them).
+APP_BACKENDS: tuple[str, ...] = (*DJANGO_BACKENDS, "jobs", "schedules", "workflows")
 #: What ``compile`` runs when no backend is named (``mcp`` is opt-in, as in the original).
 DEFAULT_BACKENDS: tuple[str, ...] = (*DJANGO_BACKENDS, "sql", "openapi")
 

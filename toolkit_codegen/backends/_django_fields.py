@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 from ..nodes import Default, Schema, TypeRef, Validation, snake_case
-from ._django_code import Call, Expr, List, Raw
+from ..pysource import Call, Expr, List, Raw
 from ._django_common import component_name
 
 __all__ = ["enum_constant", "serializer_class", "serializer_field"]

@@ -39,8 +39,8 @@ from django.db import models
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from ..nodes import Entity, Field, Relation, Schema, TypeRef
-from ._django_code import Call, Expr, List, Lit, Raw
+from ..nodes import Entity, Enum, Field, Relation, Schema, TypeRef
+from ..pysource import Call, Expr, List, Lit, Raw
 
 __all__ = [
     "EnumSpec",
@@ -253,6 +253,14 @@ class _Builder:
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
         self.enums = enum_specs(schema)
+        # Name lookups by dict, not by the schema's linear ``entity()`` / ``enum()`` scans
+        # (quadratic over hundreds of entities); the first declaration wins, as there.
+        self.entity_nodes: dict[str, Entity] = {}
+        for entity in schema.entities:
+            self.entity_nodes.setdefault(entity.name, entity)
+        self.enum_nodes: dict[str, Enum] = {}
+        for enum in schema.enums:
+            self.enum_nodes.setdefault(enum.name, enum)
         #: (owner entity, fk column) -> relation field name, for the links made so far.
         self.fk_fields: dict[tuple[str, str], str] = {}
 
@@ -261,10 +269,11 @@ class _Builder:
     def scalar_field(self, f: Field, composite: bool) -> FieldSpec:
         typ = f.type
         kwargs: list[tuple[str, Any]] = []
-        if typ.is_inline_enum or self.schema.enum(typ.name) is not None:
+        named = None if typ.is_inline_enum else self.enum_nodes.get(typ.name)
+        if typ.is_inline_enum or named is not None:
             # text, as the sql backend's column: adding a value never needs a wider column.
             cls = "TextField"
-            values = typ.enum_values if typ.is_inline_enum else self.schema.enum(typ.name).values
+            values = typ.enum_values if named is None else named.values
             if typ.is_inline_enum:
                 kwargs.append(("choices", [Sym(f"({_q(v)}, {_q(v)})", (v, v)) for v in values]))
             else:
@@ -307,7 +316,7 @@ class _Builder:
     # -- relations ----------------------------------------------------------------------
 
     def reverse_name(self, target: str, owner: str, fk: str | None, kinds: tuple[str, ...]) -> str:
-        entity = self.schema.entity(target)
+        entity = self.entity_nodes.get(target)
         if entity is None:
             return "+"
         for rel in entity.relations:
@@ -365,7 +374,7 @@ class _Builder:
                     continue  # the other side already owns this join table
                 claimed.add((entity.name, rel.target, table))
                 reverse = "+"
-                target = self.schema.entity(rel.target)
+                target = self.entity_nodes.get(rel.target)
                 for other in target.relations if target else ():
                     other_table = other.join_table or f"{target.table_name}_{other.name}"
                     if (
@@ -419,7 +428,7 @@ class _Builder:
             spec.indexes.append(IndexSpec(name, fields, index.unique))
         for f in entity.fields:
             values = f.type.enum_values if f.type.is_inline_enum else ()
-            named = None if f.type.is_scalar else self.schema.enum(f.type.name)
+            named = None if f.type.is_scalar else self.enum_nodes.get(f.type.name)
             values = values or (named.values if named is not None else ())
             if values and column_to_field.get(f.name, f.name) == f.name:
                 name = short_name(f"{entity.table_name}_{f.name}", "check", IDENTIFIER_MAX)
@@ -431,7 +440,7 @@ _HAS = ("has_many", "has_one")
 
 
 def _q(text: str) -> str:
-    from ._django_code import py_str
+    from ..pysource import py_str
 
     return py_str(text)
 

@@ -24,13 +24,16 @@ value): give it a ``@default`` or make it optional.
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from types import BuiltinFunctionType, FunctionType
 from typing import Any
 
 from ..nodes import Diagnostic, Field, Position, Schema
+from ..pysource import Call, Dict, Expr, List, Lit, Raw, Tuple, assign
 from . import BackendError, BackendOptions
-from ._django_code import Call, Dict, Expr, List, Lit, Raw, Tuple, assign
 from ._django_common import PY_HEADER, check_names
 from ._django_models import ModelSpec, build_specs
 
@@ -42,6 +45,29 @@ _MIGRATION_FILE = re.compile(r"(\d{4}_\w+)\.py")
 
 def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
     """Return ``{"migrations/NNNN_name.py": text}`` for the next migration (or ``{}``)."""
+    with _collector_paused():
+        return _generate(schema, options)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the length of one migration build.
+
+    A 500-entity ``0001_initial`` allocates a few hundred thousand short-lived, acyclic
+    objects (Django fields, expression nodes, strings), and the collector's full passes
+    over them were a third of the backend's time; reference counting frees them all the
+    same. The collector's previous state comes back afterwards, exception or not.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
     from django.db.migrations.autodetector import MigrationAutodetector
     from django.db.migrations.state import ProjectState
 
@@ -352,6 +378,7 @@ class _Writer:
         self._serialize_path = DeconstructableSerializer._serialize_path
         self._func_args = get_func_args
         self._paths: dict[str, str] = {}
+        self._functions: dict[Any, tuple[str, set[str]]] = {}
 
     def operation(self, op: Any, migrations: Any) -> Call:
         """Return ``migrations.<Operation>(arg=..., ...)`` as Django's OperationWriter has it."""
@@ -405,7 +432,15 @@ class _Writer:
         return name
 
     def _serialized(self, value: Any) -> Raw:
-        text, imports = self._serialize(value)
+        # Functions (``uuid.uuid4``, ``timezone.now``, ``models.SET_NULL``) recur on most
+        # fields and always serialise alike: Django's serializer lookup is paid once each.
+        cacheable = isinstance(value, FunctionType | BuiltinFunctionType)
+        found = self._functions.get(value) if cacheable else None
+        if found is None:
+            found = self._serialize(value)
+            if cacheable:
+                self._functions[value] = found
+        text, imports = found
         self.imports |= imports
         return Raw(text)
 

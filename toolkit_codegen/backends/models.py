@@ -8,8 +8,8 @@ field mapping is described in :mod:`._django_models`.
 from __future__ import annotations
 
 from ..nodes import Schema
+from ..pysource import List, Raw, assign, py_str, sorted_all
 from . import BackendOptions
-from ._django_code import List, Raw, assign, py_str, sorted_all
 from ._django_common import PY_HEADER, check_names
 from ._django_models import EnumSpec, ModelSpec, build_specs, enum_specs
 

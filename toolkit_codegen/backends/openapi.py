@@ -8,7 +8,9 @@ the original toolkit: operationId ``<Service>_<Rpc>``; path parameters from ``{n
 GET/DELETE take the other parameters from the query, POST/PUT/PATCH from a request
 component ``<Service><Rpc>Request``; a ``200`` ``OK`` response referencing the returned type
 (``{items, next_cursor}`` for paginated rpcs, which also take ``cursor`` and ``limit``);
-one response per ``errors:`` status; ``bearerAuth`` security on ``auth: required``.
+one response per ``errors:`` status; ``bearerAuth`` security on ``auth: required`` and on
+a ``permission: check(...)``; ``x-roles`` (the roles of ``auth: required(roles: {...})``)
+and ``x-permission`` (``"none"`` or ``{action, resource, owner_field}``) extensions.
 
 JSON is written with sorted keys and 2-space indentation, so the same schema always gives
 the same bytes and a diff of two documents reads path by path. Two rpcs on one METHOD and
@@ -24,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..nodes import Diagnostic, Entity, Enum, Module, Rpc, Schema, Service
+from ..nodes import Diagnostic, Entity, Enum, Module, Permission, Rpc, Schema, Service
 from . import BackendError, BackendOptions
 from ._jsonschema import (
     JSON,
@@ -38,7 +40,13 @@ from ._jsonschema import (
     rpc_type_names,
 )
 
-__all__ = ["OPENAPI_VERSION", "generate", "json_schema_for_entity", "render_json"]
+__all__ = [
+    "OPENAPI_VERSION",
+    "generate",
+    "json_schema_for_entity",
+    "permission_extension",
+    "render_json",
+]
 
 OPENAPI_VERSION = "3.0.3"
 #: ``info.title`` of the merged document (per-module documents use the module label).
@@ -254,10 +262,13 @@ class _Builder:
             body_schema = {"type": "object", "properties": body}
             self._add_component(doc, component, body_schema, f"{owner} request", rpc, bare)
             operation["requestBody"] = _json_content({"$ref": f"#/components/schemas/{component}"})
-        if rpc.auth is not None and rpc.auth.required:
+        checked = rpc.permission is not None and rpc.permission.check
+        if (rpc.auth is not None and rpc.auth.required) or checked:
             operation["security"] = [{"bearerAuth": []}]
-            if rpc.auth.roles:
-                operation["x-roles"] = list(rpc.auth.roles)
+        if rpc.auth is not None and rpc.auth.roles:
+            operation["x-roles"] = list(rpc.auth.roles)
+        if rpc.permission is not None:
+            operation["x-permission"] = permission_extension(rpc.permission)
         return operation
 
     def _claim_route(self, doc: _Document, method: str, rpc: Rpc, owner: str) -> None:
@@ -300,6 +311,22 @@ class _Builder:
 
 def _parameter(where: str, name: str, required: bool, schema: JSON) -> JSON:
     return {"in": where, "name": name, "required": required, "schema": schema}
+
+
+def permission_extension(permission: Permission) -> JSON | str:
+    """Return the ``x-permission`` value of an operation: ``"none"`` or the check.
+
+    ``{"action": "note.edit", "resource": "Note", "owner_field": "owner_id"}``, the
+    resource keys only when given. The served document (views) carries the same value.
+    """
+    if not permission.check:
+        return "none"
+    out: JSON = {"action": permission.action or ""}
+    if permission.resource is not None:
+        out["resource"] = permission.resource
+    if permission.owner_field is not None:
+        out["owner_field"] = permission.owner_field
+    return out
 
 
 def _json_content(schema: JSON) -> JSON:

@@ -15,8 +15,8 @@ components as the compiled one, used by an rpc or not.
 from __future__ import annotations
 
 from ..nodes import Diagnostic, Entity, Field, Message, Schema
+from ..pysource import Dict, List, Raw, Tuple, assign, py_str, sorted_all
 from . import BackendError, BackendOptions
-from ._django_code import Dict, List, Raw, Tuple, assign, py_str, sorted_all
 from ._django_common import (
     BODY_METHODS,
     PY_HEADER,
@@ -121,7 +121,7 @@ def render(schema: Schema) -> str:
         "",
         "from drf_spectacular.utils import extend_schema_serializer",
         "from rest_framework import serializers",
-        *(["from toolkit_batteries.codegen import fields"] if uses_fields else []),
+        *(["from toolkit_batteries.api_runtime import fields"] if uses_fields else []),
         "",
         assign("__all__", List(sorted_all(["COMPONENTS", "ENUMS", *names]))),
     ]

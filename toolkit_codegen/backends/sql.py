@@ -7,21 +7,34 @@ bootstrap an empty database or be re-run.
 
 Shape (the spec's rules, extended as the original toolkit's atlas backend does):
 
-- PostgreSQL only: ``CREATE SCHEMA IF NOT EXISTS`` per schema in use (``public`` for the
-  root module, the module name otherwise, or the entity's ``@schema``); tables are
-  schema-qualified.
+- Every table lives in the connection's schema (the first one on PostgreSQL's
+  ``search_path``, ``public`` by default), whatever its module or ``@schema``: table names
+  are never schema-qualified and no ``CREATE SCHEMA`` is written. This is the rule the
+  Django ``models``/``migrations`` backends follow too (a Django model has one
+  ``db_table`` on every database), so the two database outputs build the same tables; put
+  an app in another PostgreSQL schema with the connection's ``search_path``.
 - One ``CREATE TABLE IF NOT EXISTS`` per entity (table = plural snake-case name), parents
   before children (foreign-key order; declaration order breaks ties and cycles).
 - Column line: ``"col" TYPE [NOT NULL] [DEFAULT x] [UNIQUE] [CHECK (...)]
   [REFERENCES "t" ("pk") ON DELETE ...]``. Every column is ``NOT NULL`` unless the field is
   optional or its foreign key is ``@on_delete(set_null)``. The primary key is a trailing
   ``PRIMARY KEY (...)`` constraint over the ``@primary`` fields.
-- Then ``CREATE [UNIQUE] INDEX IF NOT EXISTS "<table>_<cols>_idx"`` (``_key`` when unique).
+- One join table per ``many_to_many`` pair (``join_table:``, else ``<table>_<relation>``,
+  owned by the side declared first), shaped as Django's auto-created through table:
+  ``id`` bigint identity primary key, ``<owner>_id`` and ``<target>_id`` (lower-case
+  entity names; ``from_<x>_id`` / ``to_<x>_id`` when an entity relates to itself), both
+  ``NOT NULL REFERENCES ... ON DELETE CASCADE``, and ``UNIQUE`` over the pair.
+- Then ``CREATE [UNIQUE] INDEX IF NOT EXISTS "<table>_<cols>_idx"`` (``_key`` when unique)
+  per ``index(...)``, and ``"<table>_<col>_idx"`` on every foreign-key column that is not
+  unique (Django indexes each ``ForeignKey`` column).
 
-Foreign keys come from ``belongs_to`` (on the declaring entity) and ``has_one`` (on the
-target). On PostgreSQL a foreign key that closes a cycle is added after every table exists,
-with ``ALTER TABLE ... ADD CONSTRAINT`` inside a ``DO`` block that ignores a second run.
-``many_to_many`` join tables are not emitted (as in the original).
+Foreign keys come from ``belongs_to`` (on the declaring entity; the column is
+``@foreign_key`` or ``<relation>_id``) and ``has_one`` / ``has_many`` naming a key (on the
+target). On PostgreSQL a foreign key that closes a cycle is added after every table
+exists, with ``ALTER TABLE ... ADD CONSTRAINT`` inside a ``DO`` block that ignores a second
+run. The ``ON DELETE`` action is the database's here; Django emulates it in Python and
+declares its constraints without one, so the catalogs agree on every foreign key's columns
+and target but not on that action.
 
 Two types differ from the original toolkit on purpose, so that this DDL and the tables the
 Django migrations build are the same (a test compares the PostgreSQL catalogs): enums,
@@ -37,7 +50,7 @@ from dataclasses import dataclass
 from ..nodes import Entity, Enum, Field, Schema, TypeRef
 from . import GENERATED_NOTICE, BackendOptions
 
-__all__ = ["DIALECTS", "SqlRenderer", "generate", "render_ddl"]
+__all__ = ["DIALECTS", "IndexSpec", "JoinTable", "SqlRenderer", "generate", "render_ddl"]
 
 DIALECTS: tuple[str, ...] = ("postgres", "sqlite")
 
@@ -112,6 +125,28 @@ class _ForeignKey:
     on_delete: str
 
 
+@dataclass(frozen=True, slots=True)
+class JoinTable:
+    """The join table of one ``many_to_many`` pair."""
+
+    name: str
+    owner: Entity
+    target: Entity
+    #: ``<owner>_id`` and ``<target>_id`` (``from_``/``to_`` prefixed for a self-relation).
+    owner_column: str
+    target_column: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSpec:
+    """One index the script creates: declared (``index(...)``) or on a foreign key."""
+
+    name: str
+    columns: tuple[str, ...]
+    unique: bool
+    sql: str
+
+
 class SqlRenderer:
     """Renders one dialect; keeps the lookups it needs for the whole schema.
 
@@ -123,15 +158,14 @@ class SqlRenderer:
         self.schema = schema
         self.dialect = dialect
         self.entities: dict[str, Entity] = {}
-        self.db_schemas: dict[str, str] = {}
         for module in schema.modules:
             for entity in module.entities:
                 self.entities.setdefault(entity.name, entity)
-                self.db_schemas.setdefault(entity.name, entity.db_schema or module.name or "public")
         self.enums: dict[str, Enum] = {}
         for enum in schema.enums:
             self.enums.setdefault(enum.name, enum)
         self.foreign_keys = self._collect_foreign_keys()
+        self.join_tables = self._collect_join_tables()
 
     # -- lookups ------------------------------------------------------------------------
 
@@ -141,25 +175,39 @@ class SqlRenderer:
         for entity in self.entities.values():
             for rel in entity.relations:
                 target = self.entities.get(rel.target)
-                if rel.kind == "belongs_to" and rel.foreign_key and target is not None:
-                    out[entity.name][rel.foreign_key] = _ForeignKey(
-                        rel.foreign_key, target, rel.on_delete
-                    )
-        # has_one puts the key on the target; its belongs_to side, when declared, wins.
+                if rel.kind == "belongs_to" and target is not None:
+                    column = rel.foreign_key or f"{rel.name}_id"
+                    out[entity.name][column] = _ForeignKey(column, target, rel.on_delete)
+        # has_one / has_many put the key on the target; its belongs_to side, when
+        # declared, wins (as in the Django models).
         for entity in self.entities.values():
             for rel in entity.relations:
-                if rel.kind == "has_one" and rel.foreign_key and rel.target in out:
+                if rel.kind in ("has_one", "has_many") and rel.foreign_key and rel.target in out:
                     out[rel.target].setdefault(
                         rel.foreign_key, _ForeignKey(rel.foreign_key, entity, rel.on_delete)
                     )
         return out
 
+    def _collect_join_tables(self) -> list[JoinTable]:
+        """Return one join table per ``many_to_many`` pair, owned by the first-declared side."""
+        out: dict[str, JoinTable] = {}
+        for entity in self.entities.values():
+            for rel in entity.relations:
+                target = self.entities.get(rel.target)
+                if rel.kind != "many_to_many" or target is None:
+                    continue
+                name = rel.join_table or f"{entity.table_name}_{rel.name}"
+                if name in out:
+                    continue  # the other side already owns it
+                owner, other = entity.name.lower(), target.name.lower()
+                if owner == other:
+                    owner, other = f"from_{owner}", f"to_{other}"
+                out[name] = JoinTable(name, entity, target, f"{owner}_id", f"{other}_id")
+        return list(out.values())
+
     def table(self, entity: Entity) -> str:
-        """Return the (schema-qualified on PostgreSQL) quoted table name."""
-        name = quote_ident(entity.table_name)
-        if self.dialect == "postgres":
-            return f"{quote_ident(self.db_schemas[entity.name])}.{name}"
-        return name
+        """Return the quoted table name (never schema-qualified: the connection's schema)."""
+        return quote_ident(entity.table_name)
 
     # -- ordering -----------------------------------------------------------------------
 
@@ -190,20 +238,16 @@ class SqlRenderer:
     def render(self) -> str:
         """Return the whole script."""
         parts = [f"-- {GENERATED_NOTICE}\n-- Dialect: {self.dialect}.\n"]
-        if self.dialect == "postgres":
-            schemas = dict.fromkeys(self.db_schemas[e.name] for e in self.entities.values()) or {
-                "public": None
-            }
-            parts.append(
-                "\n".join(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(s)};" for s in schemas) + "\n"
-            )
         created: set[str] = set()
         deferred: list[str] = []
         ordered = self.ordered()
         for entity in ordered:
             created.add(entity.name)
             parts.append(self.create_table(entity, created, deferred))
+        for join in self.join_tables:
+            parts.append(self.create_join_table(join))
         indexes = [line for e in ordered for line in self.create_indexes(e)]
+        indexes += [i.sql for j in self.join_tables for i in self.join_indexes(j)]
         if indexes:
             parts.append("\n".join(indexes) + "\n")
         if deferred:
@@ -318,14 +362,56 @@ class SqlRenderer:
         )
 
     def create_indexes(self, entity: Entity) -> list[str]:
-        """Return the CREATE INDEX statements of an entity's ``index(...)`` lines."""
-        out = []
-        for index in entity.indexes:
-            suffix = "key" if index.unique else "idx"
-            name = quote_ident(f"{entity.table_name}_{'_'.join(index.columns)}_{suffix}")
-            cols = ", ".join(quote_ident(c) for c in index.columns)
-            unique = "UNIQUE " if index.unique else ""
-            out.append(
-                f"CREATE {unique}INDEX IF NOT EXISTS {name} ON {self.table(entity)} ({cols});"
-            )
+        """Return the CREATE INDEX statements of an entity (declared, then foreign keys)."""
+        return [index.sql for index in self.indexes(entity)]
+
+    def _index(self, table: str, columns: tuple[str, ...], unique: bool) -> IndexSpec:
+        suffix = "key" if unique else "idx"
+        name = f"{table}_{'_'.join(columns)}_{suffix}"
+        cols = ", ".join(quote_ident(c) for c in columns)
+        sql = (
+            f"CREATE {'UNIQUE ' if unique else ''}INDEX IF NOT EXISTS {quote_ident(name)} "
+            f"ON {quote_ident(table)} ({cols});"
+        )
+        return IndexSpec(name, columns, unique, sql)
+
+    def indexes(self, entity: Entity) -> list[IndexSpec]:
+        """Return an entity's ``index(...)`` lines and one index per non-unique foreign key."""
+        out = [self._index(entity.table_name, tuple(i.columns), i.unique) for i in entity.indexes]
+        names = {i.name for i in out}
+        unique = {f.name for f in entity.fields if f.unique or f.primary}
+        for column in self.foreign_keys[entity.name]:
+            spec = self._index(entity.table_name, (column,), False)
+            if column not in unique and spec.name not in names:
+                out.append(spec)
         return out
+
+    def join_indexes(self, join: JoinTable) -> list[IndexSpec]:
+        """Return the indexes of a join table's two foreign-key columns."""
+        return [
+            self._index(join.name, (join.owner_column,), False),
+            self._index(join.name, (join.target_column,), False),
+        ]
+
+    def join_columns(self, join: JoinTable) -> list[tuple[str, str, str]]:
+        """Return ``(column, type, REFERENCES ...)`` of a join table's two key columns."""
+        out = []
+        for column, target in ((join.owner_column, join.owner), (join.target_column, join.target)):
+            typ = self.column_type(self.key_type(target), None)
+            out.append((column, typ, self.references(_ForeignKey(column, target, "cascade"))))
+        return out
+
+    def create_join_table(self, join: JoinTable) -> str:
+        """Return the CREATE TABLE of a join table (Django's auto-created through shape)."""
+        if self.dialect == "postgres":
+            lines = ['  "id" bigint GENERATED BY DEFAULT AS IDENTITY']
+        else:
+            lines = ['  "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT']
+        for column, typ, references in self.join_columns(join):
+            lines.append(f"  {quote_ident(column)} {typ} NOT NULL {references}")
+        if self.dialect == "postgres":
+            lines.append('  PRIMARY KEY ("id")')
+        pair = f"{quote_ident(join.owner_column)}, {quote_ident(join.target_column)}"
+        lines.append(f"  UNIQUE ({pair})")
+        body = ",\n".join(lines)
+        return f"CREATE TABLE IF NOT EXISTS {quote_ident(join.name)} (\n{body}\n);\n"

@@ -1,7 +1,10 @@
 """The ``urls`` backend: the routes of the schema in ``generated/urls.py``.
 
-One ``path()`` per schema path, to the view of that path (``views`` backend), named after
-the path (``/v1/users/{id}`` -> ``v1/users/<str:id>``, name ``v1_users_id``). Literal
+One ``path()`` per schema path, to its service's viewset (``views`` backend) with the
+path's methods mapped to actions (``NoteServiceViewSet.as_view({"get": "list_notes",
+"post": "create_note"})``), named after the path (``/v1/users/{id}`` ->
+``v1/users/<str:id>``, name ``v1_users_id``). The explicit mapping, rather than a DRF
+router, keeps every path exactly as the schema declares it. Literal
 segments come before parameters (``/v1/users/me`` before ``/v1/users/{id}``), so a fixed
 route is never swallowed by a parameter. The project includes them with
 ``path("", include("<app>.generated.urls"))``: rpc paths are absolute.
@@ -10,8 +13,8 @@ route is never swallowed by a parameter. The project includes them with
 from __future__ import annotations
 
 from ..nodes import Schema
+from ..pysource import Call, Dict, List, assign
 from . import BackendOptions
-from ._django_code import Call, List, Raw, assign
 from ._django_common import PY_HEADER, check_names
 from .models import package_init
 from .views import routes
@@ -31,7 +34,11 @@ def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
 def render(schema: Schema, app_module: str) -> str:
     """Return the text of ``generated/urls.py``."""
     patterns = [
-        Call("path", [r.route, Raw(f"views.{r.view}.as_view()")], [("name", r.name)])
+        Call(
+            "path",
+            [r.route, Call(f"views.{r.view}.as_view", [Dict(list(r.actions().items()))])],
+            [("name", r.name)],
+        )
         for r in routes(schema, "urls")
     ]
     out = [

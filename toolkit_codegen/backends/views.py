@@ -1,9 +1,14 @@
-"""The ``views`` backend: DRF views in ``generated/views.py``, one per schema path.
+"""The ``views`` backend: DRF viewsets in ``generated/views.py``, one per schema service.
 
-Each view is a ``toolkit_batteries.codegen.views.GeneratedView`` with one method per rpc
-bound to its path. A method validates the request, calls the user's handler
-(``handlers.<Service>().<rpc_snake_case>(request, **params)`` in ``<app>/handlers.py``) and
-serialises what it returns: no business logic. Its ``extend_schema`` gives drf-spectacular
+Each viewset (``NoteServiceViewSet``) is a ``toolkit_batteries.api_runtime.views.GeneratedViewSet``
+with one action per rpc, named like the handler (``create_note``); ``generated/urls.py``
+binds every path's methods to actions (``as_view({"get": ..., "post": ...})``), so paths
+stay exactly as declared. A path whose methods belong to several services gets one
+viewset of its own whose actions are those of the services' viewsets. An action
+validates the request, calls the user's handler (``handlers.<Service>().<handler>(request,
+**params)`` in ``<app>/handlers.py``) and serialises what it returns: no business logic.
+Plain CRUD rpcs (:mod:`.crud`) fall back to ORM defaults when the handler class lacks
+their method. Its ``extend_schema`` gives drf-spectacular
 what the compiled ``openapi.json`` says (operationId ``<Service>_<Rpc>``, parameters,
 request component, ``200 OK`` with the returned type, one response per ``errors:`` status,
 ``bearerAuth`` via the view's authentication), plus the statuses the view itself answers
@@ -15,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..nodes import ERROR_STATUS, Diagnostic, Schema
+from ..nodes import ERROR_STATUS, Diagnostic, Schema, permission_lookup_param, snake_case
+from ..pysource import Call, Dict, List, Raw, assign, expr_of, render, sorted_all
 from . import BackendError, BackendOptions
-from ._django_code import Call, Dict, List, Raw, assign, expr_of, render, sorted_all
 from ._django_common import (
     PY_HEADER,
     RpcRef,
@@ -31,7 +36,9 @@ from ._django_common import (
 )
 from ._django_fields import serializer_class
 from ._jsonschema import openapi_type_schema
+from .crud import CrudRpc, crud_of, is_crud, list_order
 from .models import package_init
+from .openapi import permission_extension
 from .serializers import body_params, params_class, request_class, url_params
 
 __all__ = ["Route", "generate", "routes"]
@@ -59,6 +66,28 @@ class Route:
     def route(self) -> str:
         """Return the Django route (``v1/users/<str:id>``)."""
         return route_of(self.path)
+
+    @property
+    def merged(self) -> bool:
+        """Return whether the path's rpcs come from more than one service."""
+        return len({r.service.name for r in self.rpcs}) > 1
+
+    def action_refs(self) -> list[tuple[str, RpcRef]]:
+        """Return (action, rpc) per method: the handler name, service-prefixed on a clash."""
+        names = [r.handler for r in self.rpcs]
+        return [
+            (
+                f"{snake_case(r.service.name)}_{r.handler}"
+                if names.count(r.handler) > 1
+                else r.handler,
+                r,
+            )
+            for r in self.rpcs
+        ]
+
+    def actions(self) -> dict[str, str]:
+        """Return the ``as_view`` mapping: lower-case method -> action."""
+        return {r.method.lower(): action for action, r in self.action_refs()}
 
 
 def routes(schema: Schema, phase: str) -> list[Route]:
@@ -99,10 +128,14 @@ def routes(schema: Schema, phase: str) -> list[Route]:
     if problems:
         raise BackendError(problems)
     ordered = sorted(by_path.values(), key=lambda r: route_sort_key(r.path))
-    views: set[str] = set()
+    views = {f"{ref.service.name}ViewSet" for ref in http_rpcs(schema)} | {"AppViewSet"}
     names: set[str] = set()
     for route in sorted(ordered, key=lambda r: r.path):
-        route.view = _unique(view_class_name(route.path), views, lambda n, i: f"{n[:-4]}{i}View")
+        if route.merged:
+            own = f"{view_class_name(route.path)}Set"
+            route.view = _unique(own, views, lambda n, i: f"{n[:-7]}{i}ViewSet")
+        else:
+            route.view = f"{route.rpcs[0].service.name}ViewSet"
         route.name = _unique(url_name(route.path), names, lambda n, i: f"{n}_{i}")
         route.rpcs.sort(key=lambda r: _METHOD_ORDER.index(r.method))
     return ordered
@@ -129,70 +162,192 @@ def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
     return {"generated/__init__.py": package_init(), "generated/views.py": render_views(schema)}
 
 
+@dataclass
+class ServiceViews:
+    """One service's viewset: its rpcs with HTTP bindings, and which are plain CRUD."""
+
+    name: str
+    rpcs: list[RpcRef]
+    crud: dict[str, CrudRpc]
+
+    @property
+    def viewset(self) -> str:
+        """Return the viewset class (``NoteServiceViewSet``)."""
+        return f"{self.name}ViewSet"
+
+    @property
+    def handlers(self) -> str:
+        """Return what the actions instantiate: the user's class, or it with the defaults."""
+        return f"{self.name}Handlers" if self.crud else f"handlers.{self.name}"
+
+
+def services(schema: Schema) -> list[ServiceViews]:
+    """Return the services with HTTP rpcs, in declaration order."""
+    found: dict[str, ServiceViews] = {}
+    for ref in http_rpcs(schema):
+        views = found.setdefault(ref.service.name, ServiceViews(ref.service.name, [], {}))
+        views.rpcs.append(ref)
+        if is_crud(schema, ref):
+            views.crud[ref.handler] = crud_of(schema, ref)  # type: ignore[assignment]
+    return list(found.values())
+
+
 def render_views(schema: Schema) -> str:
     """Return the text of ``generated/views.py``."""
     all_routes = routes(schema, "views")
-    uses_bearer = any(_bearer(r) for route in all_routes for r in route.rpcs)
-    uses_public = any(not _bearer(r) for route in all_routes for r in route.rpcs)
-    runtime = ["GeneratedView", "extend_schema"]
-    if uses_bearer:
-        runtime.insert(0, "Bearer")
-    if any(r.rpc.paginated for route in all_routes for r in route.rpcs):
+    all_services = services(schema)
+    refs = [r for route in all_routes for r in route.rpcs]
+    runtime = ["GeneratedViewSet", "extend_schema"]
+    if any(_bearer(r) for r in refs):
+        runtime.append("Bearer")
+    if any(r.rpc.paginated for r in refs):
         runtime.append("PageOf")
-    if uses_public:
+    if any(not _bearer(r) for r in refs):
         runtime.append("Public")
-    uses_params = any(url_params(r) or r.rpc.paginated for route in all_routes for r in route.rpcs)
+    if any(_check(r) for r in refs):
+        runtime.append("Check")
+    uses_crud = any(sv.crud for sv in all_services)
+    if uses_crud:
+        runtime.append("with_defaults")
+    uses_models = uses_crud or any(_on_object(schema, r) for r in refs)
+    uses_params = any(url_params(r) or r.rpc.paginated for r in refs)
     spectacular = ["OpenApiResponse"]
     if uses_params:
         spectacular.insert(0, "OpenApiParameter")
+    merged = [route for route in all_routes if route.merged]
+    names = ["AppViewSet", *(sv.viewset for sv in all_services), *(r.view for r in merged)]
     out = [
         PY_HEADER,
-        '"""DRF views of the schema\'s rpcs: validate the request, call the handler, serialise.',
+        '"""DRF viewsets of the schema: validate the request, call the handler, serialise.',
         "",
-        "Business logic lives in the app's ``handlers.py``; these views only bind it to HTTP.",
+        "One viewset per service, one action per rpc; ``urls.py`` binds each path's methods to",
+        "actions. Business logic lives in the app's ``handlers.py``; plain CRUD rpcs without a",
+        "handler method use the ORM defaults below.",
         '"""',
         "",
         "from django.http import HttpResponse",
         f"from drf_spectacular.utils import {', '.join(spectacular)}",
         "from rest_framework.request import Request",
-        f"from toolkit_batteries.codegen.views import {', '.join(sorted_all(runtime))}",
+    ]
+    if uses_crud:
+        out.append("from toolkit_batteries.api_runtime import crud")
+    out += [
+        _import("toolkit_batteries.api_runtime.views", sorted_all(runtime)),
         "",
-        "from .. import handlers",
+        f"from .. import handlers{', models' if uses_models else ''}",
         "from . import serializers as s",
         "",
-        assign("__all__", List(sorted(["AppView", *(r.view for r in all_routes)]))),
+        assign("__all__", List(sorted(names))),
         "",
         "",
-        "class AppView(GeneratedView):",
-        '    """The base of this app\'s generated views: it knows every schema component."""',
+        "class AppViewSet(GeneratedViewSet):",
+        '    """The base of this app\'s generated viewsets: it knows every schema component."""',
         "",
         "    components = s.COMPONENTS",
         "    enum_components = s.ENUMS",
     ]
-    for route in all_routes:
-        out += ["", "", _view(schema, route)]
+    for sv in all_services:
+        if sv.crud:
+            out += ["", "", _defaults(sv)]
+        out += ["", "", _viewset(schema, sv)]
+    for route in merged:
+        out += ["", "", _merged_viewset(schema, route)]
     return "\n".join(out) + "\n"
+
+
+def _import(module: str, names: list[str]) -> str:
+    """Return ``from module import a, b``, parenthesised one name a line past 100 columns."""
+    line = f"from {module} import {', '.join(names)}"
+    if len(line) <= 100:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 
 
 def _bearer(ref: RpcRef) -> bool:
     return ref.rpc.auth is not None and ref.rpc.auth.required
 
 
-def _view(schema: Schema, route: Route) -> str:
-    verbs = [r.method for r in route.rpcs]
-    listed = verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " and " + verbs[-1]
-    doc = _doc(f"{listed} {route.path}.", 4)
-    rpcs = Dict([(r.method.lower(), f"{r.service.name}.{r.rpc.name}") for r in route.rpcs])
-    auth = Dict([(r.method.lower(), _auth_expr(r)) for r in route.rpcs])
+def _check(ref: RpcRef) -> bool:
+    return ref.rpc.permission is not None and ref.rpc.permission.check
+
+
+def _on_object(schema: Schema, ref: RpcRef) -> str | None:
+    """Return the parameter naming a ``permission: check``'s resource object, or None."""
+    permission = ref.rpc.permission
+    if permission is None or not permission.check or permission.resource is None:
+        return None
+    entity = schema.entity(permission.resource)
+    if entity is None:
+        return None
+    param = permission_lookup_param(ref.rpc, entity)
+    return param.name if param is not None else None
+
+
+def _defaults(sv: ServiceViews) -> str:
     lines = [
-        f"class {route.view}(AppView):",
-        doc,
+        f"class {sv.name}Crud:",
+        _doc(
+            f"ORM defaults of {sv.name}'s plain CRUD rpcs; handlers.{sv.name} may replace any.", 4
+        ),
+        "",
+    ]
+    for action, found in sv.crud.items():
+        model = Raw(f"models.{found.entity.name}")
+        if found.kind == "list":
+            call = Call("crud.list_page", [model, Raw(repr(list_order(found.entity)))])
+        elif found.kind == "create":
+            call = Call("crud.create", [model])
+        elif found.kind == "update":
+            ref = next(r for r in sv.rpcs if r.handler == action)
+            partial = ref.method == "PATCH"
+            call = Call("crud.update", [model, found.lookup], [("partial", partial)])
+        else:
+            call = Call(f"crud.{found.kind}", [model, found.lookup])
+        lines.append(assign(action, call, indent=1))
+    lines += ["", "", f"{sv.handlers} = with_defaults(handlers.{sv.name}, {sv.name}Crud)"]
+    return "\n".join(lines)
+
+
+def _viewset(schema: Schema, sv: ServiceViews) -> str:
+    listed = ", ".join(f"{r.method} {r.path}" for r in sv.rpcs)
+    rpcs = Dict([(r.handler, f"{r.service.name}.{r.rpc.name}") for r in sv.rpcs])
+    auth = Dict([(r.handler, _auth_expr(r)) for r in sv.rpcs])
+    lines = [
+        f"class {sv.viewset}(AppViewSet):",
+        _doc(f"The {sv.name} rpcs: {listed}.", 4),
         "",
         assign("rpcs", rpcs, indent=1),
         assign("auth", auth, indent=1),
     ]
-    for ref in route.rpcs:
-        lines += ["", _method(schema, ref)]
+    checks = [(r.handler, _check_expr(schema, r)) for r in sv.rpcs if _check(r)]
+    if checks:
+        lines.append(assign("checks", Dict(checks), indent=1))
+    for ref in sv.rpcs:
+        lines += ["", _method(schema, ref, sv)]
+    return "\n".join(lines)
+
+
+def _check_expr(schema: Schema, ref: RpcRef) -> Call:
+    assert ref.rpc.permission is not None
+    kwargs = [("on_object", True)] if _on_object(schema, ref) else []
+    return Call("Check", [ref.rpc.permission.action or ""], kwargs)
+
+
+def _merged_viewset(schema: Schema, route: Route) -> str:
+    """Return the viewset of a path whose methods belong to several services."""
+    actions = route.action_refs()
+    lines = [
+        f"class {route.view}(AppViewSet):",
+        _doc(f"{route.path}: the actions of several services on one path.", 4),
+        "",
+        assign("rpcs", Dict([(a, f"{r.service.name}.{r.rpc.name}") for a, r in actions]), indent=1),
+        assign("auth", Dict([(a, _auth_expr(r)) for a, r in actions]), indent=1),
+    ]
+    checks = [(a, _check_expr(schema, r)) for a, r in actions if _check(r)]
+    if checks:
+        lines.append(assign("checks", Dict(checks), indent=1))
+    for action, ref in actions:
+        lines.append(f"    {action} = {ref.service.name}ViewSet.{ref.handler}")
     return "\n".join(lines)
 
 
@@ -210,14 +365,19 @@ def _doc(text: str, indent: int) -> str:
         text += "."
     if len(pad) + len(text) + 6 <= 100:
         return f'{pad}"""{text}"""'
-    words, rows, row = text.split(), [], ""
+    words, row = text.split(), ""
+    rows: list[str] = []
     for word in words:
-        if row and len(pad) + len(row) + 1 + len(word) > 100:
+        quotes = 0 if rows else 3  # the first row starts with the opening quotes
+        if row and len(pad) + quotes + len(row) + 1 + len(word) > 100:
             rows.append(row)
             row = word
         else:
             row = f"{row} {word}" if row else word
     rows.append(row)
+    if len(rows) == 1:  # fits the row but not the closing quotes: carry the last word
+        first, _, last = row.rpartition(" ")
+        rows = [first, last]
     body = "\n".join(f"{pad}{r}" for r in rows[1:])
     return f'{pad}"""{rows[0]}\n{body}\n{pad}"""'
 
@@ -251,7 +411,7 @@ def _parameters(schema: Schema, ref: RpcRef) -> list[Call]:
     return out
 
 
-def _responses(schema: Schema, ref: RpcRef) -> Dict:
+def _responses(schema: Schema, ref: RpcRef, crud: CrudRpc | None = None) -> Dict:
     rpc = ref.rpc
     returned = Raw(f"s.{serializer_class(rpc.returns.name)}")
     ok = Call("PageOf", [returned]) if rpc.paginated else returned
@@ -264,6 +424,15 @@ def _responses(schema: Schema, ref: RpcRef) -> Dict:
             statuses[403] = _OWN_STATUS[403]
     if body_params(ref):
         statuses[413] = _OWN_STATUS[413]
+    if _check(ref):
+        statuses[401] = _OWN_STATUS[401]
+        statuses[403] = _OWN_STATUS[403]
+        if _on_object(schema, ref):
+            statuses[404] = "NOT_FOUND"
+    if crud is not None and crud.kind in ("get", "update", "delete"):
+        statuses[404] = "NOT_FOUND"
+    if crud is not None and crud.kind in ("create", "update", "delete"):
+        statuses[409] = "ABORTED"
     declared: dict[int, list[str]] = {}
     for error in rpc.errors:
         text = error.code.upper() + (f": {error.message}" if error.message else "")
@@ -296,8 +465,9 @@ class _IntDict(Dict):
         return ("{", "}", items, self.explode) if items else None
 
 
-def _method(schema: Schema, ref: RpcRef) -> str:
+def _method(schema: Schema, ref: RpcRef, sv: ServiceViews) -> str:
     rpc = ref.rpc
+    crud = sv.crud.get(ref.handler)
     kwargs: list[tuple[str, object]] = [
         ("operation_id", ref.operation_id),
         ("tags", List([ref.service.name])),
@@ -310,12 +480,17 @@ def _method(schema: Schema, ref: RpcRef) -> str:
     body = body_params(ref)
     if ref.method in ("POST", "PUT", "PATCH"):
         kwargs.append(("request", Raw(f"s.{request_class(ref)}") if body else Raw("None")))
-    kwargs.append(("responses", _responses(schema, ref)))
+    kwargs.append(("responses", _responses(schema, ref, crud)))
+    extensions: list[tuple[str, object]] = []
     if rpc.auth is not None and rpc.auth.roles:
-        kwargs.append(("extensions", Dict([("x-roles", List(list(rpc.auth.roles)))])))
+        extensions.append(("x-roles", List(list(rpc.auth.roles))))
+    if rpc.permission is not None:
+        # the compiled document's value, so the served one agrees with it
+        extensions.append(("x-permission", expr_of(permission_extension(rpc.permission))))
+    if extensions:
+        kwargs.append(("extensions", Dict(extensions)))
     decorator = "    @" + render(Call("extend_schema", [], kwargs), 1, 1)
-    name = ref.method.lower()
-    signature = f"    def {name}(self, request: Request, **path: str) -> HttpResponse:"
+    signature = f"    def {ref.handler}(self, request: Request, **path: str) -> HttpResponse:"
     lines = [decorator, signature, _doc(rpc.doc or f"{ref.service.name}.{rpc.name}.", 8)]
     call_args: list[str] = ["request"]
     params = url_params(ref)
@@ -326,12 +501,17 @@ def _method(schema: Schema, ref: RpcRef) -> str:
             lines.append(f"        params.update(self.body(request, s.{request_class(ref)}))")
         else:
             lines.append(f"        params = self.body(request, s.{request_class(ref)})")
+    target = _on_object(schema, ref)
+    if target is not None:
+        assert rpc.permission is not None and rpc.permission.resource is not None
+        model = f"models.{rpc.permission.resource}"
+        lines.append(f'        self.authorize(request, {model}, params["{target}"])')
     if rpc.paginated:
         lines.append("        cursor, limit = self.page(request)")
         call_args += ["cursor=cursor", "limit=limit"]
     if params or body:
         call_args.append("**params")
-    handler = Call(f"handlers.{ref.service.name}().{ref.handler}", [Raw(a) for a in call_args])
+    handler = Call(f"{sv.handlers}().{ref.handler}", [Raw(a) for a in call_args])
     result = "page" if rpc.paginated else "result"
     lines.append(assign(result, handler, indent=2))
     respond = "respond_page" if rpc.paginated else "respond"

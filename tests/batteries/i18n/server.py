@@ -65,10 +65,12 @@ class FakeTranslationService:
                 try:
                     if service.delay:
                         time.sleep(service.delay)
-                    self._answer()
                 finally:
+                    # Out of flight before the answer is written: once the client has read
+                    # it, it may start its next request, which must not see this one.
                     with service._lock:
                         service.in_flight -= 1
+                self._answer()
 
             def _answer(self) -> None:
                 path = urllib.parse.urlsplit(self.path).path

@@ -101,8 +101,8 @@ def _compile_project(project: Project, out: Output, *, dry_run: bool) -> Result:
     from django.apps import apps
     from django.conf import settings
 
-    from toolkit_batteries.codegen.project import display_path, plan
-    from toolkit_batteries.codegen.settings import codegen_app_label
+    from toolkit_batteries.api_runtime.project import display_path, plan
+    from toolkit_batteries.api_runtime.settings import codegen_app_label
     from toolkit_codegen.backends import DJANGO_BACKENDS
 
     label = codegen_app_label()

@@ -37,19 +37,9 @@ def configure(parser: CommandParser) -> None:
         help="print the resolved configuration, redacted",
         description=DESCRIPTION,
     )
-    show.add_argument(
-        "--service",
-        action="append",
-        default=None,
-        metavar="NAME",
-        help="show only this service (repeatable; `plugins` for the plugin blocks)",
-    )
-    show.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text (one adapter header per service) or json (the redacted mapping)",
-    )
+    from toolkit_batteries.core.config_display import add_show_flags
+
+    add_show_flags(show)
     show.set_defaults(handler=run_show)
 
 
@@ -83,69 +73,18 @@ def load_config() -> tuple[Any, str]:
         raise InvalidInputError(f"invalid configuration: {exc}") from None
 
 
-def select(mapping: dict[str, Any], names: list[str] | None) -> dict[str, Any]:
-    """Keep the requested services (canonical or case-insensitive names)."""
-    if not names:
-        return mapping
-    from toolkit_batteries.core.errors import did_you_mean
-
-    folded = {key.lower().replace("_", ""): key for key in mapping}
-    chosen: dict[str, Any] = {}
-    for name in names:
-        key = folded.get(name.strip().lower().replace("_", ""))
-        if key is None:
-            raise UsageError(f"unknown service {name!r}{did_you_mean(name, mapping)}")
-        chosen[key] = mapping[key]
-    return chosen
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return value if value else '""'
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _lines(options: dict[str, Any], indent: str) -> list[str]:
-    lines: list[str] = []
-    for key, value in options.items():
-        if isinstance(value, dict) and value:
-            lines.append(f"{indent}{key}:")
-            lines.extend(_lines(value, indent + "  "))
-        else:
-            lines.append(f"{indent}{key}: {_scalar(value)}")
-    return lines
-
-
-def render_text(mapping: dict[str, Any]) -> list[str]:
-    """Return the text form: ``service[/instance] (adapter)`` then indented options."""
-    lines: list[str] = []
-    for service, instances in mapping.items():
-        if service == "plugins":
-            for plugin, plugin_instances in instances.items():
-                lines.extend(_block(f"plugins.{plugin}", plugin_instances))
-            continue
-        lines.extend(_block(service, instances))
-    return lines
-
-
-def _block(name: str, instances: dict[str, Any]) -> list[str]:
-    lines: list[str] = []
-    ordered = sorted(instances, key=lambda i: (i != "default", i))
-    for instance in ordered:
-        body = instances[instance]
-        label = name if instance == "default" else f"{name}/{instance}"
-        lines.append(f"{label} ({body['adapter']})")
-        lines.extend(_lines(body.get("options") or {}, "  "))
-    return lines
-
-
 def run_show(args: argparse.Namespace, out: Output) -> Result:
     """Print the redacted configuration."""
+    from toolkit_batteries.core.config_display import UnknownServiceError, render_text, select
+
     config, source = load_config()
     mapping = config.redacted_services()
     if not args.service and not mapping.get("plugins"):
         mapping.pop("plugins", None)
-    mapping = select(mapping, args.service)
+    try:
+        mapping = select(mapping, args.service)
+    except UnknownServiceError as exc:
+        raise UsageError(str(exc)) from None
     if args.format == "json":
         out.line(json.dumps(mapping, indent=2, ensure_ascii=False, default=str))
     else:

@@ -5,7 +5,8 @@ Inside a project (``manage.py`` found, no ``--dsn``) the database is the project
 ``seed`` runs each app's ``seeds.run()``. Outside a project, or given ``--dsn`` or schema
 files, ``migrate`` compiles ``.toolkit`` files with the ``sql`` backend and brings a
 SQLite file or a PostgreSQL database to them by diffing the live catalog
-(:mod:`toolkit_batteries.cli.sqlmigrate`); ``rollback`` reverses the newest statements
+(:mod:`toolkit_batteries.db.sqlmigrate`, whose errors become
+:class:`CliError` with the same exit code); ``rollback`` reverses the newest statements
 recorded in ``toolkit_schema_migrations``. A DSN is only ever printed masked.
 """
 
@@ -42,7 +43,7 @@ SUBCOMMANDS = ("migrate", "rollback", "seed")
 
 
 def _adapter(value: str) -> str:
-    from ..sqlmigrate.target import normalize_adapter
+    from toolkit_batteries.db.sqlmigrate.target import normalize_adapter
 
     try:
         return normalize_adapter(value)
@@ -99,12 +100,10 @@ def configure(parser: CommandParser) -> None:
         "migrations of the project's apps. Otherwise reverse the newest N statements "
         "recorded in toolkit_schema_migrations (CREATE TABLE is never reversed).",
     )
-    rollback.add_argument(
-        "-n",
-        dest="count",
-        type=int,
-        default=1,
-        help="how many migrations or statements to undo (default 1, at least 1)",
+    from toolkit_batteries.db.rollback import add_count_flag
+
+    add_count_flag(
+        rollback, help="how many migrations or statements to undo (default 1, at least 1)"
     )
     _target_flags(rollback)
     add_dry_run(rollback)
@@ -117,7 +116,9 @@ def configure(parser: CommandParser) -> None:
         "(project apps first; django.* and toolkit_batteries.* are skipped), each inside "
         "transaction.atomic(). `toolkit generate seed` writes one.",
     )
-    seed.add_argument("--app", default=None, help="seed only this app (its label)")
+    from toolkit_batteries.db.seeding import add_seed_flags
+
+    add_seed_flags(seed)
     seed.set_defaults(handler=run_seed)
 
 
@@ -266,8 +267,23 @@ def _load_schema(paths: list[str], out: Output) -> Any:
     return result.schema
 
 
+def _cli_error(exc: Any) -> CliError:
+    """Return the CliError of a :class:`~toolkit_batteries.db.sqlmigrate.SqlMigrateError`."""
+    kinds = {2: UsageError, 3: InvalidInputError, 5: UnreachableError}
+    return kinds.get(exc.exit_code, CliError)(exc.message, exit_code=exc.exit_code, hint=exc.hint)
+
+
 def _migrate_schema(project: Project | None, args: argparse.Namespace, out: Output) -> Result:
-    from .. import sqlmigrate
+    from toolkit_batteries.db import sqlmigrate
+
+    try:
+        return _apply_schema(project, args, out)
+    except sqlmigrate.SqlMigrateError as exc:
+        raise _cli_error(exc) from None
+
+
+def _apply_schema(project: Project | None, args: argparse.Namespace, out: Output) -> Result:
+    from toolkit_batteries.db import sqlmigrate
 
     paths = _schema_paths(project, list(args.paths), out)
     if not args.dsn and not args.dry_run:
@@ -332,10 +348,13 @@ def run_rollback(args: argparse.Namespace, out: Output) -> Result:
             "--dsn is required outside a project (the database whose "
             "toolkit_schema_migrations to roll back)"
         )
-    from .. import sqlmigrate
+    from toolkit_batteries.db import sqlmigrate
 
-    target = sqlmigrate.parse_target(args.adapter, args.dsn)
-    result = sqlmigrate.rollback(target, args.count, dry_run=args.dry_run)
+    try:
+        target = sqlmigrate.parse_target(args.adapter, args.dsn)
+        result = sqlmigrate.rollback(target, args.count, dry_run=args.dry_run)
+    except sqlmigrate.SqlMigrateError as exc:
+        raise _cli_error(exc) from None
     rows = [{"id": r.id, "statement": r.statement, "inverse": r.inverse} for r in result.reversed]
     data: dict[str, Any] = {
         "adapter": target.adapter,
@@ -376,7 +395,7 @@ def _rollback_project(project: Project, count: int, dry_run: bool, out: Output) 
     from django.core.management.base import CommandError
     from django.db import DEFAULT_DB_ALIAS, connections
 
-    from toolkit_batteries.management.commands.db_rollback import rollback_migrations
+    from toolkit_batteries.db.rollback import rollback_migrations
 
     connection = connections[DEFAULT_DB_ALIAS]
     database = _database(connection)
@@ -406,7 +425,7 @@ def run_seed(args: argparse.Namespace, out: Output) -> Result:
     """Run every app's ``seeds.run()`` (or one app's), each in its own transaction."""
     project = require_project("db seed")
     setup_django(project)
-    from toolkit_batteries.management.commands.db_seed import (
+    from toolkit_batteries.db.seeding import (
         NoSeedsError,
         SeedFailedError,
         find_seeds,
@@ -428,7 +447,7 @@ def run_seed(args: argparse.Namespace, out: Output) -> Result:
 
 
 def _run_seeds(seeds: list[tuple[str, Any]], ran: list[str], out: Output) -> None:
-    from toolkit_batteries.management.commands.db_seed import run_one
+    from toolkit_batteries.db.seeding import run_one
 
     for index, (label, function) in enumerate(seeds, start=1):
         out.progress(index - 1, len(seeds), f"seeding {label}")

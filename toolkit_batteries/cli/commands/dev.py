@@ -1,7 +1,7 @@
 """``toolkit dev``: the development server, recompiling the schema as it changes.
 
 The same code as ``python manage.py dev``
-(:mod:`toolkit_batteries.management.commands.dev`): an advisory first compile, Django's
+(:mod:`toolkit_batteries.devserver`): an advisory first compile, Django's
 ``runserver`` with its autoreloader, and in the serving process a thread that recompiles
 ``schema/**/*.toolkit`` on change (success restarts the server, failure keeps it).
 """
@@ -37,8 +37,8 @@ BREADCRUMBS = ["toolkit serve", "toolkit check"]
 
 
 def configure(parser: CommandParser) -> None:
-    """Add ``--host``, ``--port`` and ``--no-migrate`` (the management command's)."""
-    from toolkit_batteries.management.commands.dev import add_flags
+    """Add ``--host``, ``--port`` and ``--no-migrate`` (shared with ``manage.py dev``)."""
+    from toolkit_batteries.devserver import add_flags
 
     add_flags(parser)
 
@@ -69,7 +69,7 @@ def run(args: Namespace, out: Output) -> Result:
     project = require_project("dev")
     os.environ.setdefault("TOOLKIT_ENV", "development")
     setup_django(project)
-    from toolkit_batteries.management.commands.dev import RELOADER_CHILD, run_dev
+    from toolkit_batteries.devserver import RELOADER_CHILD, run_dev
 
     try:
         with _stdout_on_stderr(out.json_mode):

@@ -1,14 +1,18 @@
-"""``toolkit explain <Service.Rpc>``: everything the schema says about one operation.
+"""``toolkit explain <Service.Rpc | Job | Schedule | Saga>``: what the schema says about one.
 
 One block answers the questions asked before calling or changing an rpc: where it is
-declared, how it is reached (HTTP method and path), who may call it (auth and roles),
-which errors it declares (with their HTTP statuses), whether it is paginated, where each
-parameter travels (path, query or JSON body) and what it returns.
+declared, how it is reached (HTTP method and path), who may call it (auth, roles and the
+permission check), which errors it declares (with their HTTP statuses), whether it is
+paginated, where each parameter travels (path, query or JSON body) and what it returns.
+A bare name explains a ``job`` (parameters, queue, retry, the schedules that dispatch
+it), a ``schedule`` (cron and the job call) or a ``saga`` (its steps, their rpcs and the
+pivot).
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 from argparse import Namespace
 from typing import Any
 
@@ -23,17 +27,19 @@ from toolkit_batteries.cli.schema_files import (
 )
 
 DESCRIPTION = """\
-Explain one rpc: where it is declared, its HTTP route, auth (and roles), declared errors,
-pagination, where each parameter is read from, and what it returns.
+Explain one rpc: where it is declared, its HTTP route, auth (and roles), its permission
+check, declared errors, pagination, where each parameter is read from, and what it
+returns. Or explain a job, a schedule or a saga by its bare name.
 
-Name it `Service.Rpc`, or `Module.Service.Rpc` (the module of files right under schema/
-is `(root)`; `root` and `default` are accepted too).
+Name an rpc `Service.Rpc`, or `Module.Service.Rpc` (the module of files right under
+schema/ is `(root)`; `root` and `default` are accepted too).
 """
 EPILOG = """\
 examples:
   toolkit explain NoteService.GetNote
   toolkit explain billing.InvoiceService.GetInvoice schema/
   toolkit --json explain NoteService.ListNotes
+  toolkit explain SendDigest
 """
 BREADCRUMBS = ["toolkit routes", "toolkit compile"]
 
@@ -46,13 +52,15 @@ def configure(parser: CommandParser) -> None:
     parser.add_argument(
         "operation",
         metavar="OPERATION",
-        help="the rpc: Service.Rpc or Module.Service.Rpc",
+        help="the rpc (Service.Rpc or Module.Service.Rpc), or a job, schedule or saga name",
     )
     add_schema_arguments(parser)
 
 
 def _split(name: str) -> tuple[str | None, str, str]:
     parts = name.split(".")
+    if len(parts) == 1 and parts[0]:
+        return None, "", parts[0]
     if len(parts) not in (2, 3) or not all(parts[-2:]):
         raise UsageError(
             f'invalid operation "{name}": want Service.Rpc or Module.Service.Rpc',
@@ -75,6 +83,17 @@ def run(args: Namespace, out: Output) -> Result:
     wanted_module, wanted_service, wanted_rpc = _split(args.operation)
     result = load_schema(args.files, out)
     schema = result.schema
+    if not wanted_service:
+        facts = describe_background(schema, wanted_rpc)
+        if facts is None:
+            raise InvalidInputError(
+                f'no job, schedule or saga is named "{wanted_rpc}"'
+                f"{_suggest_background(wanted_rpc, schema)}",
+                hint="name an rpc as Service.Rpc; run `toolkit routes` to list them",
+            )
+        for line in render_background(facts):
+            out.line(line)
+        return Result(data=facts)
     match = None
     for module, service, rpc in iter_rpcs(schema):
         if (
@@ -173,6 +192,7 @@ def describe(schema: Any, module: Any, service: Any, rpc: Any) -> dict[str, Any]
             "required": bool(auth is not None and auth.required),
             "roles": list(auth.roles) if auth is not None else [],
         },
+        "permission": _permission(schema, rpc),
         "errors": [{"code": e.code, "status": e.status, "message": e.message} for e in rpc.errors],
         "paginated": rpc.paginated,
         "params": params,
@@ -195,6 +215,9 @@ def render(facts: dict[str, Any]) -> list[str]:
     else:
         auth_text = "required"
     lines.append(f"  auth:       {auth_text}")
+    permission = facts["permission"]
+    if permission is not None:
+        lines.append(f"  permission: {_permission_text(permission)}")
     errors = [
         f"{e['code']} ({e['status']})" + (f' "{e["message"]}"' if e["message"] else "")
         for e in facts["errors"]
@@ -220,4 +243,151 @@ def render(facts: dict[str, Any]) -> list[str]:
     returns = facts["returns"]
     page = " (a page of them)" if returns["paginated"] else ""
     lines.append(f"  returns:    {returns['type']} ({returns['kind']}){page}")
+    return lines
+
+
+def _permission(schema: Any, rpc: Any) -> dict[str, Any] | None:
+    from toolkit_codegen.nodes import permission_lookup_param
+
+    permission = rpc.permission
+    if permission is None:
+        return None
+    if not permission.check:
+        return {"check": False}
+    entity = schema.entity(permission.resource) if permission.resource else None
+    lookup = permission_lookup_param(rpc, entity) if entity is not None else None
+    return {
+        "check": True,
+        "action": permission.action,
+        "resource": permission.resource,
+        "owner_field": permission.owner_field,
+        "lookup": lookup.name if lookup is not None else None,
+    }
+
+
+def _permission_text(facts: dict[str, Any]) -> str:
+    if not facts["check"]:
+        return "none (no check)"
+    text = f'check "{facts["action"]}"'
+    if facts["resource"] and facts["lookup"]:
+        text += f" on the {facts['resource']} named by {facts['lookup']}"
+    elif facts["resource"]:
+        text += f" on {facts['resource']} (no parameter names one: checked without it)"
+    if facts["owner_field"]:
+        text += f", owner in {facts['owner_field']}"
+    return text
+
+
+def _suggest_background(name: str, schema: Any) -> str:
+    names = [x.name for x in (*schema.jobs, *schema.schedules, *schema.sagas)]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _module_of(schema: Any, decl: Any) -> str:
+    for module in schema.modules:
+        if any(decl is x for x in (*module.jobs, *module.schedules, *module.sagas)):
+            return module_label(module)
+    return ROOT_LABEL
+
+
+def describe_background(schema: Any, name: str) -> dict[str, Any] | None:
+    """Return the facts of the job, schedule or saga called ``name``, or None."""
+    job = schema.job(name)
+    if job is not None:
+        retry = job.retry
+        return {
+            "kind": "job",
+            "name": job.name,
+            "module": _module_of(schema, job),
+            "file": job.pos.file,
+            "line": job.pos.line,
+            "column": job.pos.col,
+            "doc": job.doc,
+            "params": [
+                {"name": p.name, "type": _type_text(p.type), "validate": _validation(p.validation)}
+                for p in job.params
+            ],
+            "queue": job.queue or "default",
+            "retry": {
+                "max_attempts": retry.max_attempts if retry else None,
+                "backoff": retry.backoff if retry else None,
+                "base_seconds": retry.backoff_base if retry else None,
+            },
+            "scheduled_by": [
+                s.name for s in schema.schedules if s.dispatch and s.dispatch.job == job.name
+            ],
+        }
+    schedule = next((s for s in schema.schedules if s.name == name), None)
+    if schedule is not None:
+        call = schedule.dispatch
+        return {
+            "kind": "schedule",
+            "name": schedule.name,
+            "module": _module_of(schema, schedule),
+            "file": schedule.pos.file,
+            "line": schedule.pos.line,
+            "column": schedule.pos.col,
+            "doc": schedule.doc,
+            "cron": schedule.cron,
+            "dispatch": {"job": call.job, "args": list(call.args)} if call else None,
+        }
+    saga = next((s for s in schema.sagas if s.name == name), None)
+    if saga is None:
+        return None
+    return {
+        "kind": "saga",
+        "name": saga.name,
+        "module": _module_of(schema, saga),
+        "file": saga.pos.file,
+        "line": saga.pos.line,
+        "column": saga.pos.col,
+        "doc": saga.doc,
+        "steps": [
+            {
+                "name": st.name,
+                "execute": str(st.execute) if st.execute else None,
+                "compensate": str(st.compensate) if st.compensate else None,
+                "pivot": st.pivot,
+            }
+            for st in saga.steps
+        ],
+        "pivot": next((st.name for st in saga.steps if st.pivot), None),
+    }
+
+
+def render_background(facts: dict[str, Any]) -> list[str]:
+    """Return the human block for :func:`describe_background`'s facts."""
+    head = f"{facts['kind']} {facts['module']}.{facts['name']}"
+    lines = [f"{head}  {facts['file']}:{facts['line']}:{facts['column']}"]
+    if facts["doc"]:
+        lines.extend(f"  {line}".rstrip() for line in facts["doc"].splitlines())
+    if facts["kind"] == "job":
+        params = ", ".join(f"{p['name']}: {p['type']}" for p in facts["params"])
+        lines.append(f"  params:     {params or 'none'}")
+        lines.append(f"  queue:      {facts['queue']}")
+        retry = facts["retry"]
+        parts = []
+        if retry["max_attempts"] is not None:
+            parts.append(f"{retry['max_attempts']} attempts")
+        if retry["backoff"]:
+            base = retry["base_seconds"]
+            parts.append(
+                f"{retry['backoff']} backoff" + (f" from {base:g}s, doubling" if base else "")
+            )
+        lines.append(f"  retry:      {', '.join(parts) or 'none (one attempt)'}")
+        lines.append(f"  scheduled:  {', '.join(facts['scheduled_by']) or 'by no schedule'}")
+        lines.append("  dispatch:   generated/jobs.py dispatch_<job>(...); body in jobs.py")
+    elif facts["kind"] == "schedule":
+        lines.append(f"  cron:       {facts['cron']}")
+        call = facts["dispatch"]
+        if call is not None:
+            args = ", ".join(json.dumps(a) for a in call["args"])
+            lines.append(f"  dispatch:   {call['job']}({args})")
+    else:
+        lines.append("  steps:")
+        for step in facts["steps"]:
+            undo = f", undo {step['compensate']}" if step["compensate"] else ", no compensation"
+            pivot = "  (pivot: no compensation once done)" if step["pivot"] else ""
+            lines.append(f"    {step['name']}: {step['execute']}{undo}{pivot}")
     return lines

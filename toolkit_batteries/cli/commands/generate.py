@@ -27,8 +27,9 @@ DESCRIPTION = """\
 Generate code into the current project (the directory holding manage.py, or above):
 
   module <name>                     schema/<name>/<name>.toolkit (a new schema module)
-  entity <module> <Entity> --field name:type ...
+  entity <module> <Entity> --field name:type ... [--crud]
                                     append an entity to the module's schema file
+                                    (--crud: and a service with its five CRUD rpcs)
   job <app> <Name> [--queue Q]      append a @job function to <app>/jobs.py
   schedule <app> <Name> --cron "<m h dom mon dow>" --dispatch <job>
                                     append a Schedule to <app>/schedules.py
@@ -44,6 +45,7 @@ EPILOG = """\
 examples:
   toolkit generate module billing
   toolkit generate entity billing Invoice --field number:string --field total:int64
+  toolkit generate entity app Task --field title:string --field done:bool --crud
   toolkit generate job api NightlyReport --queue reports
   toolkit generate schedule api Nightly --cron "0 3 * * *" --dispatch nightly_report
   toolkit generate adapter cache acme --field endpoint:str"""
@@ -81,6 +83,12 @@ def configure(parser: CommandParser) -> None:
         metavar="NAME:TYPE",
         help="a field, repeatable; types: uuid string bool bytes json int32 int64 float32 "
         "float64 timestamp date (a trailing ? makes it optional)",
+    )
+    p.add_argument(
+        "--crud",
+        action="store_true",
+        help="also append service <Entity>Service with Create/Get/List/Update/Delete rpcs "
+        "and their routes (/v1/<entities>), served by the generated ORM defaults",
     )
     add_dry_run(p)
     p.set_defaults(handler=_entity)
@@ -213,6 +221,8 @@ def _entity(args: Namespace, out: Output) -> Result:
     )
     project = _project("entity")
     result = plan_entity(project.schema_dir, args.module, args.entity, fields)
+    if args.crud and result.ok:
+        result = _with_crud_service(project.schema_dir, result, args.entity)
     for line in result.diagnostics:
         out.err(line)
     if not result.ok:
@@ -233,8 +243,37 @@ def _entity(args: Namespace, out: Output) -> Result:
             "module": args.module,
             "entity": args.entity,
             "fields": [{"name": f.name, "type": f.text} for f in fields],
+            "crud": bool(args.crud),
         },
         [] if args.dry_run else ["next: toolkit check && toolkit compile"],
+    )
+
+
+def _with_crud_service(schema_dir: Any, result: Any, entity: str) -> Any:
+    """Return ``result`` with ``service <Entity>Service`` (five CRUD rpcs) appended.
+
+    The service is written by the compiler's own rule (``toolkit_codegen.backends.crud``),
+    so each rpc is one it serves with an ORM default; the whole schema is checked again
+    with it in place (a taken service name or path is a diagnostic, nothing is written).
+    """
+    from dataclasses import replace
+
+    from toolkit_codegen import load_sources
+    from toolkit_codegen.backends.crud import crud_service_text
+
+    from ..scaffold.schema_edit import read_schema
+
+    sources = read_schema(schema_dir)
+    rel = result.path.relative_to(schema_dir).as_posix()
+    sources[rel] = result.text
+    node = load_sources(sources).schema.entity(entity)
+    service = crud_service_text(node)
+    text = result.text + "\n" + service
+    sources[rel] = text
+    after = load_sources(sources)
+    shown = [f"schema/{d}" for d in after.diagnostics]
+    return replace(
+        result, text=text, block=result.block + "\n" + service, diagnostics=shown, ok=after.ok
     )
 
 

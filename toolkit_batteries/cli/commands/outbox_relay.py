@@ -1,7 +1,7 @@
 """``toolkit outbox:relay``: run the outbox relay, or its operator subcommands.
 
-The flags and subcommands are the management command's own (``manage.py outbox_relay``
-builds them with the same function), so the two cannot drift apart. ``status``, ``dlq
+The flags and subcommands are declared once (:mod:`toolkit_batteries.outbox.relay_args`,
+which ``manage.py outbox_relay`` builds from too), so the two cannot drift apart. ``status``, ``dlq
 list|requeue|purge`` and ``purge`` return their data in the ``--json`` envelope
 (``status`` -> ``{pending, processed, failed, last_error?, stalled}``); without a
 subcommand the relay runs in this process until SIGTERM or Ctrl-C.
@@ -36,8 +36,8 @@ _RELAY = ("instance", "once", "stop_when_empty", "max_batches", "batch_size", "p
 
 
 def configure(parser: CommandParser) -> None:
-    """Add the ``outbox_relay`` management command's flags and subcommands."""
-    from toolkit_batteries.outbox.management.commands.outbox_relay import add_arguments
+    """Add the relay's flags and subcommands (shared with ``manage.py outbox_relay``)."""
+    from toolkit_batteries.outbox.relay_args import add_arguments
 
     add_arguments(parser, json_flag=False)
 
@@ -48,7 +48,7 @@ def run(args: Namespace, out: Output) -> Result:
     from django.core.management import load_command_class
     from django.core.management.base import CommandError
 
-    from toolkit_batteries.outbox.management.commands.outbox_relay import (
+    from toolkit_batteries.outbox.relay_args import (
         open_outbox,
         run_operation,
     )

@@ -1,7 +1,8 @@
 """``toolkit queue:work``: run queued jobs until stopped (``manage.py queue_work``).
 
-The flags are the management command's own (its ``add_arguments`` builds them here), so
-the two can never drift apart; the command runs in this process and needs no
+The flags are declared once (:mod:`toolkit_batteries.queue.worker_args`, which
+``manage.py queue_work`` builds from too), so the two can never drift apart; the worker
+runs in this process through Django's command class, loaded by name, and needs no
 ``toolkit_batteries.queue`` entry in ``INSTALLED_APPS``.
 """
 
@@ -28,8 +29,6 @@ examples:
 
 BREADCRUMBS = ["toolkit schedule:run"]
 
-_OPTIONS = ("queues", "concurrency", "pool", "once", "max_jobs", "stop_when_empty", "instance")
-
 
 def _command() -> object:
     from django.core.management import load_command_class
@@ -38,16 +37,18 @@ def _command() -> object:
 
 
 def configure(parser: CommandParser) -> None:
-    """Add the ``queue_work`` management command's flags."""
-    from toolkit_batteries.queue.management.commands.queue_work import Command
+    """Add the worker's flags (shared with ``manage.py queue_work``)."""
+    from toolkit_batteries.queue.worker_args import add_worker_arguments
 
-    Command().add_arguments(parser)
+    add_worker_arguments(parser)
 
 
 def run(args: Namespace, out: Output) -> Result:
     """Set Django up and run the worker in this process."""
     setup_django(require_project("queue:work"))
-    options = {name: getattr(args, name) for name in _OPTIONS}
+    from toolkit_batteries.queue.worker_args import WORKER_OPTIONS
+
+    options = {name: getattr(args, name) for name in WORKER_OPTIONS}
     printed = call_management(_command(), out=out, **options)  # type: ignore[arg-type]
     if not out.json_mode:
         return Result()

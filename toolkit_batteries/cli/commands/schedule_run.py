@@ -33,8 +33,8 @@ BREADCRUMBS = ["toolkit queue:work"]
 
 
 def configure(parser: CommandParser) -> None:
-    """Add ``--once``, ``--list`` and ``--tick`` (the management command's)."""
-    from toolkit_batteries.scheduler.management.commands.schedule_run import add_flags
+    """Add ``--once``, ``--list`` and ``--tick`` (shared with ``manage.py schedule_run``)."""
+    from toolkit_batteries.scheduler.run_args import add_flags
 
     add_flags(parser)
 

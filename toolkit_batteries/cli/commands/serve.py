@@ -1,7 +1,7 @@
 """``toolkit serve``: the project on gunicorn, 0.0.0.0:8080 by default.
 
 The same code as ``python manage.py serve``
-(:mod:`toolkit_batteries.management.commands.serve`): gunicorn runs in this process on
+(:mod:`toolkit_batteries.serving`): gunicorn runs in this process on
 ``settings.WSGI_APPLICATION``, configured by ``<project>/gunicorn.conf.py`` when it
 exists; SIGTERM or SIGINT stops it gracefully and the command exits 0.
 """
@@ -31,8 +31,8 @@ BREADCRUMBS = ["toolkit doctor", "toolkit routes"]
 
 
 def configure(parser: CommandParser) -> None:
-    """Add the management command's flags (``--host``, ``--port``, ``--asgi``, ...)."""
-    from toolkit_batteries.management.commands.serve import add_flags
+    """Add the flags shared with ``manage.py serve`` (``--host``, ``--port``, ``--asgi``, ...)."""
+    from toolkit_batteries.serving import add_flags
 
     add_flags(parser)
 
@@ -48,7 +48,7 @@ def run(args: Namespace, out: Output) -> Result:
             hint='pip install "django-toolkit[serve]"',
         ) from None
     setup_django(project)
-    from toolkit_batteries.management.commands.serve import ServeError, project_name, serve
+    from toolkit_batteries.serving import ServeError, project_name, serve
 
     name = project_name()
     try:

@@ -157,7 +157,7 @@ def _first_sentence(doc: str) -> str:
 
 
 def _render_method(method: _Method) -> list[str]:
-    from toolkit_codegen.backends._django_code import Call, Raw, render
+    from toolkit_codegen.pysource import Call, Raw, render
 
     lines = [f"    @{d}" for d in method.decorators]
     tail = (f" -> {method.returns}" if method.returns else "") + ":"
@@ -273,8 +273,16 @@ class _Imports:
     def __init__(self) -> None:
         self.names: dict[str, set[str]] = {}
         self.modules: set[str] = set()
+        #: Names from Django models modules: imported under ``TYPE_CHECKING`` only, since
+        #: a models module cannot load before the app registry and the skeleton only
+        #: annotates with them (``from __future__ import annotations``).
+        self.typing_only: dict[str, set[str]] = {}
 
     def add(self, module: str, name: str) -> None:
+        if module.rsplit(".", 1)[-1] == "models":
+            self.typing_only.setdefault(module, set()).add(name)
+            self.names.setdefault("typing", set()).add("TYPE_CHECKING")
+            return
         self.names.setdefault(module, set()).add(name)
 
     def resolve(self, module: str, name: str) -> None:
@@ -297,7 +305,14 @@ class _Imports:
         for module in sorted(self.names, key=str.lower):
             names = sorted(self.names[module], key=_member_key)
             sections[_section(module)].append(_from_line(module, names))
-        return "\n\n".join("\n".join(lines) for lines in sections.values() if lines)
+        text = "\n\n".join("\n".join(lines) for lines in sections.values() if lines)
+        if self.typing_only:
+            guarded = [
+                "    " + _from_line(module, sorted(self.typing_only[module], key=_member_key))
+                for module in sorted(self.typing_only, key=str.lower)
+            ]
+            text += "\n\nif TYPE_CHECKING:\n" + "\n".join(guarded)
+        return text
 
 
 def _section(module: str) -> int:

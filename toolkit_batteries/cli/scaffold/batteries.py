@@ -131,7 +131,9 @@ def resolve_adapter_name(battery: Battery, adapter: str | None) -> str:
     if folded in battery.aliases:
         return battery.aliases[folded]
     valid = sorted(battery.implemented) + sorted(battery.aliases)
-    planned = [a for a in battery.adapters if a not in battery.implemented]
+    planned = [
+        a for a in battery.adapters if a not in battery.implemented and a not in battery.aliases
+    ]
     note = f"; planned, not implemented yet: {', '.join(planned)}" if folded in planned else ""
     raise InvalidInputError(
         f"unknown adapter {adapter!r} for {battery.name}{did_you_mean(folded, valid)}"

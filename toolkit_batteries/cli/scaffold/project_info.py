@@ -41,7 +41,7 @@ def package_of(project: Project) -> str:
 
 def codegen_app(project: Project) -> str:
     """Return ``TOOLKIT_CODEGEN_APP`` as the settings file (then the environment) sets it."""
-    from toolkit_batteries.codegen.settings import CODEGEN_APP
+    from toolkit_batteries.api_runtime.settings import CODEGEN_APP
     from toolkit_batteries.core.sidesettings import read_side_setting
 
     try:

@@ -189,7 +189,7 @@ def seed_model(schema_dir: Path) -> SeedModel | None:
 
 def _example(schema: object, f: object, imports: set[str], entity: str = "") -> str | None:
     """Return a Python expression for a valid value of field ``f`` (``None``: no idea)."""
-    from toolkit_codegen.backends._django_code import py_str
+    from toolkit_codegen.pysource import py_str
 
     kind = f.type.name  # type: ignore[attr-defined]
     rules = f.validation  # type: ignore[attr-defined]

@@ -46,7 +46,7 @@ class AddResult:
 
 
 def _str(value: str) -> str:
-    from toolkit_codegen.backends._django_code import py_str
+    from toolkit_codegen.pysource import py_str
 
     return py_str(value)
 

@@ -47,7 +47,7 @@ def job_block(function: str, name: str, queue: str) -> str:
     """Return one job: the ``@job`` decorator and a function to fill in."""
     import textwrap
 
-    from toolkit_codegen.backends._django_code import Call, Lit, Raw, render
+    from toolkit_codegen.pysource import Call, Lit, Raw, render
 
     decorator = render(Call("@job", kwargs=[("queue", Lit(queue)), ("retry", Raw(RETRY))]))
     about = (

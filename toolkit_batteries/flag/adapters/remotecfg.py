@@ -46,7 +46,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -57,6 +56,7 @@ from toolkit_batteries.core.errors import (
     ServiceUnavailableError,
 )
 from toolkit_batteries.core.outbound import OutboundBlockedError
+from toolkit_batteries.core.outbound.service_account import ServiceAccount, read_token
 from toolkit_batteries.core.tracing import traced
 
 from ..base import MICRO_PERCENT, MISSING, Flag, bucket, truthy
@@ -78,48 +78,12 @@ logger = logging.getLogger("toolkit.flag")
 #: OAuth scope of the access token.
 SCOPE = "https://www.googleapis.com/auth/firebase.remoteconfig"
 #: Token URI used when the key file names none.
-DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token"
 #: The template's path under the endpoint (``{project}`` is URL-quoted).
 TEMPLATE_PATH = "/v1/projects/{project}/namespaces/firebase-server/serverRemoteConfig"
 #: Largest template or token answer read.
 MAX_TEMPLATE_BYTES = 4 * 1024 * 1024
 #: Deepest condition nesting evaluated (deeper is false), as the service's SDKs do.
 MAX_DEPTH = 10
-_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-
-
-class _Account:
-    """The parts of a service-account key file the token exchange needs (never shown)."""
-
-    __slots__ = ("email", "key", "key_id", "project_id", "token_uri")
-
-    def __init__(self, path: str, instance: str) -> None:
-        field = "remotecfg.service_account"
-
-        def invalid(reason: str) -> InvalidOptionsError:
-            return InvalidOptionsError("flag", field, reason, instance=instance)
-
-        if not path:
-            raise invalid("is required (the path of a service-account JSON key file)")
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError:
-            raise invalid("names a file that does not exist or cannot be read") from None
-        except ValueError:
-            raise invalid("names a file that is not JSON") from None
-        if not isinstance(data, dict):
-            raise invalid("names a file that is not a service-account key")
-        for key in ("client_email", "private_key"):
-            if not isinstance(data.get(key), str) or not data[key]:
-                raise invalid(f'names a key file without "{key}"')
-        self.email: str = data["client_email"]
-        self.key: str = data["private_key"]
-        self.key_id: str = str(data.get("private_key_id") or "")
-        self.project_id: str = str(data.get("project_id") or "")
-        self.token_uri: str = str(data.get("token_uri") or DEFAULT_TOKEN_URI)
-
-    def __repr__(self) -> str:
-        return "<service account>"
 
 
 class _Template:
@@ -179,7 +143,7 @@ class RemoteConfigFlag(Flag):
     def __init__(
         self,
         *,
-        account: _Account,
+        account: ServiceAccount,
         project_id: str,
         endpoint: str,
         timeout: float,
@@ -216,7 +180,12 @@ class RemoteConfigFlag(Flag):
         options = ctx.options.remotecfg
         instance = ctx.instance
         allow_insecure, allow_private = bool(options.allow_insecure), bool(options.allow_private)
-        account = _Account(options.service_account, instance)
+        account = ServiceAccount(
+            options.service_account,
+            service="flag",
+            field="remotecfg.service_account",
+            instance=instance,
+        )
         project_id = (options.project_id or account.project_id).strip()
         if not project_id:
             raise InvalidOptionsError(
@@ -277,28 +246,17 @@ class RemoteConfigFlag(Flag):
         if self._token and now < self._token_until:
             return self._token
         account = self._account
-        claims = {
-            "iss": account.email,
-            "scope": SCOPE,
-            "aud": account.token_uri,
-            "iat": int(now),
-            "exp": int(now) + 3600,
-        }
-        headers = {"kid": account.key_id} if account.key_id else None
-        assertion = pyjwt.encode(claims, account.key, algorithm="RS256", headers=headers)
         with self._client.stream(
-            "POST", account.token_uri, data={"grant_type": _GRANT, "assertion": assertion}
+            "POST", account.token_uri, data=account.token_request(SCOPE, now)
         ) as response:
             if response.status_code != 200:
                 raise ValueError(f"the token endpoint answered HTTP {response.status_code}")
             answer = self._read(response)
-        token = answer.get("access_token") if isinstance(answer, dict) else None
-        if not isinstance(token, str) or not token:
+        found = read_token(answer, now)
+        if found is None:
             raise ValueError("the token endpoint answered without an access token")
-        lifetime = answer.get("expires_in", 3600)
-        lifetime = float(lifetime) if isinstance(lifetime, (int, float)) else 3600.0
-        self._token, self._token_until = token, now + max(lifetime - 60.0, 0.0)
-        return token
+        self._token, self._token_until = found
+        return self._token
 
     def _fetch(self) -> _Template:
         token = self._access_token()

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+EXIT_USAGE = 2
 EXIT_INVALID = 3
 
 
@@ -24,16 +25,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Add ``--service`` and ``--format``."""
-        parser.add_argument("--service", action="append", default=None, help="only this service")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        from toolkit_batteries.core.config_display import add_show_flags
+
+        add_show_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Load, redact and print."""
         from django.conf import settings
 
-        from toolkit_batteries.cli.commands.config import render_text, select
-        from toolkit_batteries.cli.output import CliError
         from toolkit_batteries.core.config import Config
+        from toolkit_batteries.core.config_display import UnknownServiceError, render_text, select
         from toolkit_batteries.core.errors import ConfigurationError
 
         try:
@@ -45,8 +46,8 @@ class Command(BaseCommand):
             mapping.pop("plugins", None)
         try:
             mapping = select(mapping, options["service"])
-        except CliError as exc:
-            raise CommandError(str(exc), returncode=exc.exit_code) from None
+        except UnknownServiceError as exc:
+            raise CommandError(str(exc), returncode=EXIT_USAGE) from None
         if options["format"] == "json":
             self.stdout.write(json.dumps(mapping, indent=2, ensure_ascii=False, default=str))
         else:

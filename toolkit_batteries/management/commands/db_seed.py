@@ -11,94 +11,19 @@ missing file.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
-
-__all__ = ["Command", "NoSeedsError", "SeedFailedError", "find_seeds", "run_one"]
-
-
-class NoSeedsError(Exception):
-    """No app (or not the one asked for) has a ``seeds.run()``."""
-
-
-class SeedFailedError(Exception):
-    """A ``seeds.run()`` raised; its transaction was rolled back."""
-
-    def __init__(self, label: str, message: str) -> None:
-        super().__init__(message)
-        self.label = label
-
-
-def _has_module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def find_seeds(
-    app_label: str | None = None, *, root: Path | None = None
-) -> list[tuple[str, Callable[[], Any]]]:
-    """Return ``(label, run)`` for every app with a seeds module, project apps first.
-
-    Raise ``LookupError`` for an unknown ``app_label`` and :class:`NoSeedsError` when no
-    seeds module is found.
-    """
-    from django.apps import apps
-    from django.conf import settings
-
-    configs = list(apps.get_app_configs())
-    if app_label is not None:
-        configs = [apps.get_app_config(app_label)]  # LookupError names the label
-    base = Path(root or getattr(settings, "BASE_DIR", None) or Path.cwd()).resolve()
-
-    def in_project(config: Any) -> bool:
-        path = Path(config.path).resolve()
-        if any(part in ("site-packages", "dist-packages") for part in path.parts):
-            return False
-        return path == base or base in path.parents
-
-    ordered = [c for c in configs if in_project(c)] + [c for c in configs if not in_project(c)]
-    found: list[tuple[str, Callable[[], Any]]] = []
-    for config in ordered:
-        if app_label is None and config.name.startswith(("django.", "toolkit_batteries")):
-            continue
-        module_name = f"{config.name}.seeds"
-        if not _has_module(module_name):
-            continue
-        run = getattr(importlib.import_module(module_name), "run", None)
-        if callable(run):
-            found.append((config.label, run))
-    if not found:
-        where = f"app {app_label!r}" if app_label else "any installed app"
-        raise NoSeedsError(f"no seeds module with a run() function in {where}")
-    return found
-
-
-def run_one(label: str, run: Callable[[], Any]) -> None:
-    """Run one app's seed inside ``transaction.atomic()``."""
-    from django.db import transaction
-
-    from toolkit_batteries.core.redaction import redact_string
-
-    try:
-        with transaction.atomic():
-            run()
-    except Exception as exc:
-        first = (str(exc).strip().splitlines() or [""])[0]
-        raise SeedFailedError(
-            label,
-            f"seeds of {label} failed and were rolled back: "
-            f"{type(exc).__name__}: {redact_string(first)}",
-        ) from exc
+from toolkit_batteries.db.seeding import (
+    EXIT_RUNTIME,
+    EXIT_USAGE,
+    NoSeedsError,
+    SeedFailedError,
+    add_seed_flags,
+    find_seeds,
+    run_one,
+)
 
 
 class Command(BaseCommand):
@@ -109,7 +34,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Add ``--app``."""
-        parser.add_argument("--app", default=None, help="seed only this app (its label)")
+        add_seed_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Find the seeds and run them in order."""

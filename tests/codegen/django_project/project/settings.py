@@ -26,7 +26,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "toolkit_batteries",
     "toolkit_batteries.auth",
-    "toolkit_batteries.codegen",
+    "toolkit_batteries.api_runtime",
     "api",
 ]
 

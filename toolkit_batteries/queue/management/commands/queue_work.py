@@ -24,8 +24,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from toolkit_batteries.core.argtypes import positive_int
 from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
+from toolkit_batteries.queue.worker_args import add_worker_arguments
 
 EXIT_USAGE = 2
 EXIT_INVALID = 3
@@ -39,35 +39,8 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        """Add the worker's flags."""
-        parser.add_argument(
-            "--queue",
-            action="append",
-            dest="queues",
-            metavar="NAME",
-            help='job queue to work (repeatable or comma-separated; default "default")',
-        )
-        parser.add_argument(
-            "--concurrency", type=positive_int, default=1, help="threads or processes (default 1)"
-        )
-        parser.add_argument(
-            "--pool",
-            choices=("threads", "processes"),
-            default="threads",
-            help="run the concurrency as threads (default) or child processes",
-        )
-        parser.add_argument("--once", action="store_true", help="handle one job, then exit")
-        parser.add_argument(
-            "--max-jobs", type=positive_int, default=None, help="exit after this many jobs"
-        )
-        parser.add_argument(
-            "--stop-when-empty",
-            action="store_true",
-            help="exit once the queues stay empty for poll_timeout",
-        )
-        parser.add_argument(
-            "--instance", default="", help="queue service instance (default: TOOLKIT_JOBS)"
-        )
+        """Add the worker's flags (shared with ``toolkit queue:work``)."""
+        add_worker_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Load the settings and the jobs, then work (or hand over to Celery)."""

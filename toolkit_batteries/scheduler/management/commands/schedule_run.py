@@ -15,31 +15,11 @@ the ``TOOLKIT_SCHEDULES`` setting; due ones are dispatched as queue jobs, which
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from toolkit_batteries.core.argtypes import positive_seconds
-
-
-def add_flags(parser: argparse.ArgumentParser) -> None:
-    """Add the command's flags (shared with ``toolkit schedule:run``)."""
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--once", action="store_true", help="fire the schedules due this minute, then exit"
-    )
-    mode.add_argument(
-        "--list", action="store_true", help="print every schedule with its next run, then exit"
-    )
-    parser.add_argument(
-        "--tick",
-        type=positive_seconds,
-        default=None,
-        metavar="SECONDS",
-        help="longest sleep between two looks at the clock (default 1; the loop also "
-        "wakes at every minute boundary)",
-    )
+from toolkit_batteries.scheduler.run_args import add_flags
 
 
 class Command(BaseCommand):

@@ -82,7 +82,20 @@ CREATE TABLE IF NOT EXISTS "invoices" (
   PRIMARY KEY ("id")
 );
 
+CREATE TABLE IF NOT EXISTS "product_tags" (
+  "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+  "product_id" TEXT NOT NULL REFERENCES "products" ("id") ON DELETE CASCADE,
+  "tag_id" TEXT NOT NULL REFERENCES "tags" ("id") ON DELETE CASCADE,
+  UNIQUE ("product_id", "tag_id")
+);
+
 CREATE UNIQUE INDEX IF NOT EXISTS "products_sku_key" ON "products" ("sku");
 CREATE INDEX IF NOT EXISTS "customers_display_name_idx" ON "customers" ("display_name");
 CREATE UNIQUE INDEX IF NOT EXISTS "customers_email_role_key" ON "customers" ("email", "role");
 CREATE INDEX IF NOT EXISTS "orders_customer_id_created_at_idx" ON "orders" ("customer_id", "created_at");
+CREATE INDEX IF NOT EXISTS "orders_customer_id_idx" ON "orders" ("customer_id");
+CREATE INDEX IF NOT EXISTS "orders_coupon_id_idx" ON "orders" ("coupon_id");
+CREATE INDEX IF NOT EXISTS "order_items_order_id_idx" ON "order_items" ("order_id");
+CREATE INDEX IF NOT EXISTS "order_items_product_id_idx" ON "order_items" ("product_id");
+CREATE INDEX IF NOT EXISTS "product_tags_product_id_idx" ON "product_tags" ("product_id");
+CREATE INDEX IF NOT EXISTS "product_tags_tag_id_idx" ON "product_tags" ("tag_id");

@@ -26,3 +26,5 @@ CREATE TABLE IF NOT EXISTS "payments" (
   "paid_at" TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   PRIMARY KEY ("id")
 );
+
+CREATE INDEX IF NOT EXISTS "payments_invoice_id_idx" ON "payments" ("invoice_id");

@@ -1,0 +1,95 @@
+"""API keys never reach a log line, an error, a repr or ``toolkit config show``.
+
+Every adapter is driven through its normal and failing paths with every logger at DEBUG
+(the SDKs and their HTTP clients included); everything a person could read (log
+records, error messages and tracebacks, reprs, CLI output) is scanned for the keys.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+import pytest
+
+from tests.cli.conftest import base_env, run_toolkit
+
+from .conftest import ADAPTERS, new_key, open_ai
+from .server import FAKES
+from .test_contract import WEATHER
+
+
+def _errors_text(error: BaseException) -> list[str]:
+    return [str(error), repr(error), "".join(traceback.format_exception(error))]
+
+
+def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
+    texts = [caplog.text]
+    for record in caplog.records:
+        texts.append(record.getMessage())
+        texts.append(repr(record.args))
+        if record.exc_info and record.exc_info[1] is not None:
+            texts.extend(_errors_text(record.exc_info[1]))
+    return texts
+
+
+def _scan(texts: list[str], keys: list[str]) -> None:
+    joined = "\n".join(texts)
+    for key in keys:
+        assert key not in joined, "an API key leaked"
+
+
+def test_no_key_in_logs_errors_or_reprs(caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    texts: list[str] = []
+    keys: list[str] = []
+    for adapter in ADAPTERS:
+        key = new_key(adapter)
+        keys.append(key)
+        server = FAKES[adapter](key).start()
+        ai, container = open_ai(adapter, server, key)
+        try:
+            ai.complete("hello", system="brief")
+            ai.chat([{"role": "user", "content": "weather?"}], tools=[WEATHER])
+            with ai.stream([{"role": "user", "content": "hello"}]) as stream:
+                texts.append("".join(stream) + repr(stream))
+            if adapter != "llm_a":
+                ai.embed(["x"], model="m" if adapter == "llm_d" else None)
+            server.failures.extend([(500, {"error": {"message": key}})] * 3)
+            server.failures.append((400, {"error": {"message": f"bad key {key}", "type": "x"}}))
+            for _ in range(2):  # a 5xx retried until it gives up, then a 400 echoing the key
+                try:
+                    ai.complete("hello")
+                except Exception as exc:
+                    texts.extend(_errors_text(exc))
+                    texts.append(getattr(exc, "detail", ""))
+            server.key = "rotated"  # the old key is now refused
+            try:
+                ai.complete("hello")
+            except Exception as exc:
+                texts.extend(_errors_text(exc))
+                texts.append(getattr(exc, "detail", ""))
+            texts += [repr(ai), repr(container), str(vars(ai).keys())]
+        finally:
+            container.close()
+            server.stop()
+    texts += _log_texts(caplog)
+    assert any(r.name.startswith(("httpx", "httpcore")) for r in caplog.records)  # captured
+    assert sum("provider answered HTTP 500" in t for t in texts) >= len(ADAPTERS)
+    _scan(texts, keys)
+
+
+def test_config_show_never_prints_the_key(tmp_path) -> None:
+    key = new_key("llm_b")
+    env = base_env(
+        AI__DEFAULT__ADAPTER="openai",
+        AI__DEFAULT__API_KEY=key,
+        AI__DEFAULT__MODEL="gpt-test-1",
+    )
+    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
+    assert text.returncode == 0, text
+    assert "ai (openai)" in text.stdout.splitlines()  # the alias as configured
+    js = run_toolkit("config", "show", "--json", "--service", "ai", cwd=tmp_path, env=env)
+    options = js.json["data"]["ai"]["default"]["options"]
+    assert options["api_key"] == "[redacted]" and options["model"] == "gpt-test-1"
+    _scan([text.stdout, text.stderr, js.stdout, js.stderr], [key])

@@ -1,0 +1,79 @@
+"""The write key never reaches a log line, an error, a repr or CLI output.
+
+The battery is driven through its normal and failing paths with every logger at DEBUG
+(the provider SDK, requests and urllib3 included); everything a person could read is
+scanned for the key.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+import pytest
+
+from tests.cli.conftest import base_env, run_toolkit
+
+from .conftest import API_KEY, open_analytics, provider_block
+from .server import BatchServer
+
+
+def _texts_of(error: BaseException) -> list[str]:
+    return [str(error), repr(error), "".join(traceback.format_exception(error))]
+
+
+def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
+    texts = [caplog.text]
+    for record in caplog.records:
+        texts += [record.getMessage(), repr(record.args), repr(record.__dict__)]
+        if record.exc_info and record.exc_info[1] is not None:
+            texts += _texts_of(record.exc_info[1])
+    return texts
+
+
+def test_the_key_is_in_no_log_error_or_repr(server: BatchServer, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    texts: list[str] = []
+    container = open_analytics(provider_block(server))
+    analytics = container.analytics()
+    texts += [repr(analytics), str(analytics), repr(container)]
+    analytics.capture("ok", {"n": 1}, distinct_id="u")
+    analytics.flush()
+    for status in (401, 400, 503):
+        server.fail_next(status)
+        analytics.capture("bad", distinct_id="u")
+        try:
+            analytics.flush()
+        except Exception as exc:
+            texts += _texts_of(exc)
+    try:
+        analytics.capture("e", {"k": "x" * 70000}, distinct_id="u")
+    except Exception as exc:
+        texts += _texts_of(exc)
+    container.close()
+    try:
+        open_analytics(provider_block(server, allow_private=False)).analytics()
+    except Exception as exc:
+        texts += _texts_of(exc)
+    texts += _log_texts(caplog)
+    assert server.requests[0].body["api_key"] == API_KEY  # the key was really used
+    assert any(r.name == "posthog" for r in caplog.records)  # the SDK's own lines were scanned
+    assert len(texts) > 10
+    joined = "\n".join(texts)
+    assert API_KEY not in joined
+
+
+def test_cli_output_never_shows_the_key(tmp_path) -> None:
+    env = base_env(
+        ANALYTICS__DEFAULT__ADAPTER="analytics_b",
+        ANALYTICS__DEFAULT__API_KEY=API_KEY,
+        ANALYTICS__DEFAULT__ENDPOINT="https://eu.i.example.com",
+    )
+    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
+    assert text.returncode == 0, text
+    js = run_toolkit("config", "show", "--json", "--service", "analytics", cwd=tmp_path, env=env)
+    options = js.json["data"]["analytics"]["default"]["options"]
+    assert options["api_key"] == "[redacted]"
+    assert options["endpoint"] == "https://eu.i.example.com"
+    outputs = [text.stdout, text.stderr, js.stdout, js.stderr]
+    assert API_KEY not in "\n".join(outputs)

@@ -1,0 +1,76 @@
+"""The API token never reaches a log line, an error, a repr or CLI output.
+
+The battery is driven through its normal and failing paths with every logger at DEBUG
+(the provider SDK, httpx and httpcore included); everything a person could read is
+scanned for the token.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+import pytest
+
+from tests.cli.conftest import base_env, run_toolkit
+
+from .conftest import TOKEN, open_cdn, provider_block
+from .server import PurgeServer
+
+
+def _texts_of(error: BaseException) -> list[str]:
+    return [str(error), repr(error), "".join(traceback.format_exception(error))]
+
+
+def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
+    texts = [caplog.text]
+    for record in caplog.records:
+        texts += [record.getMessage(), repr(record.args), repr(record.__dict__)]
+        if record.exc_info and record.exc_info[1] is not None:
+            texts += _texts_of(record.exc_info[1])
+    return texts
+
+
+def test_the_token_is_in_no_log_error_or_repr(server: PurgeServer, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    texts: list[str] = []
+    container = open_cdn(provider_block(server))
+    cdn = container.cdn()
+    texts += [repr(cdn), str(cdn), repr(container)]
+    cdn.purge_urls(["https://www.example.org/"])
+    cdn.purge_tags(["home"])
+    cdn.ping()
+    for status in (403, 404, 400):
+        server.fail_next(status)
+        try:
+            cdn.purge_tags(["home"])
+        except Exception as exc:
+            texts += _texts_of(exc)
+    try:
+        cdn.purge_urls(["not a url"])
+    except Exception as exc:
+        texts += _texts_of(exc)
+    container.close()
+    try:
+        open_cdn(provider_block(server, allow_private=False)).cdn()
+    except Exception as exc:
+        texts += _texts_of(exc)
+    texts += _log_texts(caplog)
+    assert server.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"  # really used
+    assert any(r.name.startswith("cloudflare") for r in caplog.records)  # SDK lines scanned
+    assert TOKEN not in "\n".join(texts)
+
+
+def test_cli_output_never_shows_the_token(tmp_path) -> None:
+    env = base_env(
+        CDN__DEFAULT__ADAPTER="cdn_a",
+        CDN__DEFAULT__API_TOKEN=TOKEN,
+        CDN__DEFAULT__ZONE_ID="023e105f4ecef8ad9ca31a8372d0c353",
+    )
+    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
+    assert text.returncode == 0, text
+    js = run_toolkit("config", "show", "--json", "--service", "cdn", cwd=tmp_path, env=env)
+    options = js.json["data"]["cdn"]["default"]["options"]
+    assert options["api_token"] == "[redacted]"
+    assert options["zone_id"] == "023e105f4ecef8ad9ca31a8372d0c353"
+    assert TOKEN not in "\n".join([text.stdout, text.stderr, js.stdout, js.stderr])

@@ -1,0 +1,177 @@
+"""Default implementations of plain CRUD rpcs on the ORM (docs/compiler.md, "CRUD rpcs").
+
+The ``views`` backend recognises an rpc that is a plain create, get, list, update or
+delete of one entity and writes, per service, a class of defaults built here::
+
+    class NoteServiceCrud:
+        create_note = crud.create(models.Note)
+        get_note = crud.get(models.Note, "id")
+        list_notes = crud.list_page(models.Note, ("created_at", "id"))
+        update_note = crud.update(models.Note, "id", partial=True)
+        delete_note = crud.delete(models.Note, "id")
+
+:func:`toolkit_batteries.api_runtime.views.with_defaults` puts it under the user's handler
+class, so a method written in ``handlers.py`` replaces its default, one at a time. Each
+factory returns a handler method (``(self, request, **params)``) with the contract of a
+hand-written one: it gets the validated parameters and returns a model instance or a
+``Page``.
+
+- Unknown primary key: ``404 not_found`` (``no such note``).
+- A unique or foreign-key violation on create or update: ``409 aborted``; the database
+  refused the row, nothing was written (the write runs in its own transaction).
+- ``list_page``: keyset pagination on ``order`` (the last field is the primary key, so
+  the order is total): a page never repeats or skips a row when rows are inserted or
+  deleted between pages. The cursor holds the last row's key, and the generated view
+  signs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Model, Q
+
+from toolkit_batteries.http import ApiError
+from toolkit_batteries.http.pagination import Page, decode_cursor, encode_cursor
+
+__all__ = ["create", "delete", "get", "list_page", "update"]
+
+Handler = Callable[..., Any]
+
+
+def _label(model: type[Model]) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", model.__name__).lower()
+
+
+def _load(model: type[Model], lookup: str, value: Any) -> Any:
+    try:
+        return model._default_manager.get(**{lookup: value})
+    except (model.DoesNotExist, ValueError, TypeError):  # type: ignore[attr-defined]
+        raise ApiError(404, "not_found", f"no such {_label(model)}") from None
+
+
+def _conflict(model: type[Model]) -> ApiError:
+    return ApiError(409, "aborted", f"the {_label(model)} conflicts with existing data")
+
+
+def get(model: type[Model], lookup: str) -> Handler:
+    """Return ``get_<entity>``: the row whose ``lookup`` field is the parameter, else 404."""
+
+    def handler(self: Any, request: Any, **params: Any) -> Any:
+        return _load(model, lookup, params[lookup])
+
+    return _named(handler, "get", model)
+
+
+def delete(model: type[Model], lookup: str) -> Handler:
+    """Return ``delete_<entity>``: delete the row and answer it as it was, else 404."""
+
+    def handler(self: Any, request: Any, **params: Any) -> Any:
+        obj = _load(model, lookup, params[lookup])
+        pk = obj.pk
+        try:
+            with transaction.atomic(using=model._default_manager.db):
+                obj.delete()
+        except IntegrityError:
+            raise _conflict(model) from None
+        obj.pk = pk  # delete() clears the primary key; the answer names the row
+        return obj
+
+    return _named(handler, "delete", model)
+
+
+def create(model: type[Model]) -> Handler:
+    """Return ``create_<entity>``: insert a row from the parameters (absent optional: default)."""
+
+    def handler(self: Any, request: Any, **params: Any) -> Any:
+        values = {k: v for k, v in params.items() if v is not None}
+        try:
+            with transaction.atomic(using=model._default_manager.db):
+                return model._default_manager.create(**values)
+        except IntegrityError:
+            raise _conflict(model) from None
+
+    return _named(handler, "create", model)
+
+
+def update(model: type[Model], lookup: str, *, partial: bool) -> Handler:
+    """Return ``update_<entity>``: set the parameters' fields on the row, else 404.
+
+    ``partial`` (PATCH) leaves a field whose parameter is absent (``None``) unchanged;
+    otherwise (PUT) every parameter is written, so ``null`` clears an optional field.
+    """
+
+    def handler(self: Any, request: Any, **params: Any) -> Any:
+        obj = _load(model, lookup, params[lookup])
+        changed = []
+        for name, value in params.items():
+            if name == lookup or (partial and value is None):
+                continue
+            setattr(obj, name, value)
+            changed.append(name)
+        if changed:
+            try:
+                with transaction.atomic(using=model._default_manager.db):
+                    obj.save(update_fields=changed)
+            except IntegrityError:
+                raise _conflict(model) from None
+        return obj
+
+    return _named(handler, "update", model)
+
+
+def list_page(model: type[Model], order: Sequence[str]) -> Handler:
+    """Return ``list_<entities>``: one page in ``order`` (ending with the primary key)."""
+    fields = [model._meta.get_field(name) for name in order]
+    attnames = [f.attname for f in fields]
+
+    def position(cursor: str) -> list[Any]:
+        raw = decode_cursor(cursor).get("k")
+        if not isinstance(raw, list) or len(raw) != len(fields):
+            raise _bad_cursor()
+        try:
+            return [f.to_python(v) for f, v in zip(fields, raw, strict=True)]
+        except Exception:  # a ValidationError of the field: not one of our cursors
+            raise _bad_cursor() from None
+
+    def handler(self: Any, request: Any, *, cursor: str | None, limit: int, **params: Any) -> Page:
+        rows = model._default_manager.order_by(*attnames)
+        if cursor is not None:
+            rows = rows.filter(_after(attnames, position(cursor)))
+        found = list(rows[: limit + 1])
+        if len(found) <= limit:
+            return Page(found, None)
+        last = found[limit - 1]
+        key = [_cursor_value(getattr(last, name)) for name in attnames]
+        return Page(found[:limit], encode_cursor({"k": key}))
+
+    return _named(handler, "list", model)
+
+
+def _after(names: Sequence[str], values: Sequence[Any]) -> Q:
+    """Return ``(a, b, c) > (x, y, z)`` as ``a > x OR (a = x AND (b > y OR ...))``."""
+    head, value = names[0], values[0]
+    if len(names) == 1:
+        return Q(**{f"{head}__gt": value})
+    return Q(**{f"{head}__gt": value}) | (Q(**{head: value}) & _after(names[1:], values[1:]))
+
+
+def _cursor_value(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def _bad_cursor() -> ApiError:
+    return ApiError(400, "invalid_argument", "invalid parameter cursor", {"cursor": ["invalid"]})
+
+
+def _named(handler: Handler, verb: str, model: type[Model]) -> Handler:
+    handler.__name__ = handler.__qualname__ = f"{verb}_{model.__name__}"
+    handler.__doc__ = (
+        f"The default {verb} of {model.__name__} (toolkit_batteries.api_runtime.crud)."
+    )
+    return handler

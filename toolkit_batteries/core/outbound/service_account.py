@@ -1,0 +1,92 @@
+"""Service-account credentials: the OAuth 2.0 JWT-bearer grant (RFC 7523) of a provider's
+key file, shared by the batteries that call APIs authorised this way (the remote
+configuration service of ``flag``, the push service of ``notification``).
+
+A key file is JSON with ``client_email``, ``private_key`` and optionally
+``private_key_id``, ``project_id`` and ``token_uri``. :class:`ServiceAccount` reads it
+(errors name the battery's option, never a value; the repr shows nothing), signs the
+RS256 assertion, and reads the token endpoint's answer. Each battery posts the assertion
+through its own guarded client and maps failures to its own errors. PyJWT is imported
+when an assertion is signed, not with this module.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolkit_batteries.core.errors import InvalidOptionsError
+
+__all__ = ["DEFAULT_TOKEN_URI", "GRANT_TYPE", "ServiceAccount", "read_token"]
+
+#: Where a key file without ``token_uri`` exchanges its assertion.
+DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token"
+#: The grant type of the token request's form body.
+GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+#: Lifetime of a signed assertion, in seconds (the most token endpoints accept).
+ASSERTION_SECONDS = 3600
+#: Seconds before a token's expiry at which it is treated as expired.
+EXPIRY_MARGIN = 60.0
+
+
+class ServiceAccount:
+    """The parts of a service-account key file the token exchange needs (never shown)."""
+
+    __slots__ = ("email", "key", "key_id", "project_id", "token_uri")
+
+    def __init__(self, path: str, *, service: str, field: str, instance: str) -> None:
+        def invalid(reason: str) -> InvalidOptionsError:
+            return InvalidOptionsError(service, field, reason, instance=instance)
+
+        if not path:
+            raise invalid("is required (the path of a service-account JSON key file)")
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError:
+            raise invalid("names a file that does not exist or cannot be read") from None
+        except ValueError:
+            raise invalid("names a file that is not JSON") from None
+        if not isinstance(data, dict):
+            raise invalid("names a file that is not a service-account key")
+        for key in ("client_email", "private_key"):
+            if not isinstance(data.get(key), str) or not data[key]:
+                raise invalid(f'names a key file without "{key}"')
+        self.email: str = data["client_email"]
+        self.key: str = data["private_key"]
+        self.key_id: str = str(data.get("private_key_id") or "")
+        self.project_id: str = str(data.get("project_id") or "")
+        self.token_uri: str = str(data.get("token_uri") or DEFAULT_TOKEN_URI)
+
+    def __repr__(self) -> str:
+        return "<service account>"
+
+    def assertion(self, scope: str, now: float) -> str:
+        """Return the signed RS256 assertion for ``scope`` (``aud`` the token URI)."""
+        import jwt as pyjwt
+
+        claims = {
+            "iss": self.email,
+            "scope": scope,
+            "aud": self.token_uri,
+            "iat": int(now),
+            "exp": int(now) + ASSERTION_SECONDS,
+        }
+        headers = {"kid": self.key_id} if self.key_id else None
+        return pyjwt.encode(claims, self.key, algorithm="RS256", headers=headers)
+
+    def token_request(self, scope: str, now: float) -> dict[str, str]:
+        """Return the form body of the token request."""
+        return {"grant_type": GRANT_TYPE, "assertion": self.assertion(scope, now)}
+
+
+def read_token(answer: Any, now: float) -> tuple[str, float] | None:
+    """Return ``(access_token, reuse_until)`` from the token endpoint's JSON answer, or
+    ``None`` when it carries no token. ``reuse_until`` is :data:`EXPIRY_MARGIN` seconds
+    before the token expires (``expires_in``, default an hour)."""
+    token = answer.get("access_token") if isinstance(answer, dict) else None
+    if not isinstance(token, str) or not token:
+        return None
+    lifetime = answer.get("expires_in", 3600)
+    lifetime = float(lifetime) if isinstance(lifetime, int | float) else 3600.0
+    return token, now + max(lifetime - EXPIRY_MARGIN, 0.0)

@@ -1,0 +1,173 @@
+"""What the two HTTP adapters share: one guarded ``httpx`` transport and a bounded GET.
+
+Requests go straight to :class:`~toolkit_batteries.core.outbound.httpx_transport.GuardedTransport`
+(https only unless ``allow_insecure``; every resolved address public unless
+``allow_private``; no redirects, no environment proxy). They do not pass through
+``httpx.Client``, whose INFO log line ``HTTP Request: GET <url>`` would write the full URL,
+and with it a key carried in the query string (``geo_a``), to the application's logs.
+For the same reason no error raised here contains the URL, the query or a key: errors
+name the service, the instance and the option to look at.
+
+Bodies are read up to ``max_response_body`` bytes (after content decoding, so a
+compressed bomb is bounded too) and must be JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from toolkit_batteries.core.errors import (
+    InvalidOptionsError,
+    MissingExtraError,
+    ServiceUnavailableError,
+)
+from toolkit_batteries.core.outbound import check_url, is_blocked
+
+from ..base import GeoProviderError
+from ..options import GeoOptions
+
+try:
+    import httpx
+
+    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport
+except ImportError:  # pragma: no cover - the geo extra is part of dev installs
+    raise MissingExtraError("geo", "geo_a", "geo", "httpx") from None
+
+__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "HttpTarget", "check_base", "coordinate"]
+
+logger = logging.getLogger("toolkit.geo")
+
+#: Seconds a request may take when ``timeout`` is 0.
+DEFAULT_TIMEOUT = 10.0
+#: Bytes of a response body read when ``max_response_body`` is 0.
+DEFAULT_MAX_BODY = 2 * 1024 * 1024
+
+
+def coordinate(value: float) -> str:
+    """Return a degree value as fixed-point text (7 decimals, about 1 cm; no exponent)."""
+    text = f"{value:.7f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def check_base(url: str, field: str, options: GeoOptions, instance: str) -> str:
+    """Return the configured base URL without a trailing ``/``, or raise naming ``field``."""
+    return check_url(
+        url,
+        service="geo",
+        field=field,
+        instance=instance,
+        allow_insecure=bool(options.allow_insecure),
+        allow_private=bool(options.allow_private),
+    ).rstrip("/")
+
+
+class HttpTarget:
+    """One provider's base URL, reached through a guarded transport with bounds."""
+
+    def __init__(
+        self,
+        base: str,
+        *,
+        field: str,
+        options: GeoOptions,
+        instance: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """``field`` is the option that holds ``base`` (named by errors, never its value)."""
+        self.base = check_base(base, field, options, instance)
+        self.field = field
+        self.instance = instance
+        timeout = options.timeout.total_seconds()
+        if timeout < 0:
+            raise InvalidOptionsError("geo", "timeout", "must not be negative", instance=instance)
+        self.timeout = timeout or DEFAULT_TIMEOUT
+        max_body = int(options.max_response_body)
+        if max_body < 0:
+            raise InvalidOptionsError(
+                "geo", "max_response_body", "must not be negative", instance=instance
+            )
+        self.max_body = max_body or DEFAULT_MAX_BODY
+        self.headers = {"Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
+        self.headers.update(headers or {})
+        self._extensions = {
+            "timeout": dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
+        }
+        self._transport = GuardedTransport(
+            allow_private=bool(options.allow_private),
+            allow_insecure=bool(options.allow_insecure),
+        )
+        for flag in ("allow_private", "allow_insecure"):
+            if getattr(options, flag):
+                logger.warning(
+                    "geo.%s: %s is on: outbound calls may reach %s",
+                    instance,
+                    flag,
+                    "private, loopback and link-local addresses"
+                    if flag == "allow_private"
+                    else "plain http URLs",
+                )
+
+    def get_json(self, path: str, params: dict[str, str]) -> tuple[int, Any]:
+        """GET ``base + path`` with ``params``; return ``(status, decoded JSON body)``."""
+        request = httpx.Request(
+            "GET",
+            self.base + path,
+            params=params,
+            headers=self.headers,
+            extensions=self._extensions,
+        )
+        try:
+            response = self._transport.handle_request(request)
+            try:
+                body = self._read(response)
+            finally:
+                response.close()
+        except (GeoProviderError, InvalidOptionsError):
+            raise
+        except Exception as exc:
+            if is_blocked(exc):
+                raise InvalidOptionsError(
+                    "geo",
+                    self.field,
+                    "resolves to a private, loopback or link-local address (or is plain "
+                    "http); set allow_private (allow_insecure) to call it",
+                    instance=self.instance,
+                ) from None
+            if isinstance(exc, httpx.TimeoutException):
+                raise self._unavailable("the provider did not answer in time") from None
+            if isinstance(exc, httpx.HTTPError | OSError):
+                raise self._unavailable("the provider could not be reached") from None
+            raise
+        if not body:
+            return response.status_code, None
+        try:
+            return response.status_code, json.loads(body)
+        except ValueError:
+            if response.status_code != 200:  # an error page: the status says enough
+                return response.status_code, None
+            raise self._unavailable(
+                f"the provider answered HTTP {response.status_code} with a body that is not JSON"
+            ) from None
+
+    def _read(self, response: httpx.Response) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > self.max_body:
+                raise GeoProviderError(
+                    f"the provider's answer is larger than max_response_body ({self.max_body} "
+                    "bytes)",
+                    instance=self.instance,
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _unavailable(self, reason: str) -> ServiceUnavailableError:
+        return ServiceUnavailableError("geo", reason, instance=self.instance)
+
+    def close(self) -> None:
+        """Close the transport's connection pool."""
+        self._transport.close()

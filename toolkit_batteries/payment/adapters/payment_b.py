@@ -1,0 +1,284 @@
+"""The ``payment_b`` adapter (alias ``paddle``): transactions and refund adjustments.
+
+Calls go through the official ``paddle-python-sdk`` client (``paddle_billing.Client``):
+its session sends ``Authorization: Bearer <api_key>``, ``Paddle-Version: 1``, a JSON
+body and a fresh ``X-Transaction-ID`` per request, and its ``ResponseParser`` turns the
+``{"error": {"type", "code", "detail", ...}}`` bodies into ``ApiError``. The adapter
+uses the client's raw calls (``post_raw``/``get_raw``/``patch_raw``) and reads the
+``data`` member itself, rather than the typed resource classes, so a non-catalog
+one-line transaction needs no catalog product and a new response field never breaks it.
+
+The base URL is ``endpoint`` when set, else ``https://sandbox-api.paddle.com`` with
+``sandbox``, else ``https://api.paddle.com`` (the SDK's environments take no URL, so the
+adapter passes an environment object carrying ``endpoint``). The session's transports
+are replaced by the guarded one of :mod:`toolkit_batteries.core.outbound` (private
+targets need ``allow_private``, http needs ``allow_insecure``, no redirects, no
+environment proxies), without retries: the provider takes no idempotency key, so a
+retried POST could charge or refund twice. Refunds still run once per key through the
+idempotency battery.
+
+Paddle has no separate authorization: ``create(..., capture=False)`` and ``capture``
+raise :class:`~..base.PaymentNotSupportedError`. A refund is an adjustment that Paddle
+approves later (``pending``; the ``adjustment.updated`` webhook settles it).
+
+Webhooks carry ``Paddle-Signature: ts=<unix>;h1=<hex HMAC-SHA256 of "ts:body">``,
+verified against ``webhook_secret`` (the notification destination's secret key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.errors import InvalidOptionsError, MissingExtraError
+from toolkit_batteries.core.outbound import OutboundBlockedError, check_url
+from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.webhook_signatures import PADDLE
+
+from ..base import (
+    Payment,
+    PaymentProviderError,
+    ProviderPayment,
+    ProviderRefund,
+    WebhookEvent,
+)
+from ..states import PaymentState
+
+try:
+    import requests
+    from paddle_billing import Client, Options
+    from paddle_billing.Exceptions.ApiError import ApiError
+    from paddle_billing.ResponseParser import ResponseParser
+
+    from toolkit_batteries.core.outbound.requests_adapter import GuardedHTTPAdapter
+except ImportError:  # pragma: no cover - the payment extra is part of dev installs
+    raise MissingExtraError("payment", "payment_b", "payment", "paddle-python-sdk") from None
+
+__all__ = ["PRODUCTION_ENDPOINT", "SANDBOX_ENDPOINT", "SCHEME", "PaymentB"]
+
+PRODUCTION_ENDPOINT = "https://api.paddle.com"
+SANDBOX_ENDPOINT = "https://sandbox-api.paddle.com"
+#: ``Paddle-Signature: ts=...;h1=...`` over ``f"{ts}:{body}"``.
+SCHEME = PADDLE
+
+_STATUS = {
+    "draft": PaymentState.PENDING,
+    "ready": PaymentState.PENDING,
+    "billed": PaymentState.PENDING,
+    "paid": PaymentState.SUCCEEDED,
+    "completed": PaymentState.SUCCEEDED,
+    "past_due": PaymentState.FAILED,
+    "canceled": PaymentState.CANCELED,
+}
+
+_EVENTS = {
+    "transaction.created": PaymentState.PENDING,
+    "transaction.ready": PaymentState.PENDING,
+    "transaction.billed": PaymentState.PENDING,
+    "transaction.paid": PaymentState.SUCCEEDED,
+    "transaction.completed": PaymentState.SUCCEEDED,
+    "transaction.payment_failed": PaymentState.FAILED,
+    "transaction.past_due": PaymentState.FAILED,
+    "transaction.canceled": PaymentState.CANCELED,
+}
+
+_ADJUSTMENT = {"approved": "succeeded", "rejected": "failed", "reversed": "failed"}
+
+
+@dataclass(frozen=True)
+class _Endpoint:
+    """Stands in for the SDK's ``Environment``: the client only reads ``base_url``."""
+
+    base_url: str
+
+
+@traced("_create", "_retrieve", "_cancel", "_refund")
+class PaymentB(Payment):
+    """A transactions-and-adjustments provider reached through its official SDK."""
+
+    adapter_name = "payment_b"
+    signature_scheme = SCHEME
+    manual_capture = False
+
+    def __init__(self, client: Any, **kwargs: Any) -> None:
+        """Keep the SDK client (holding the key); the rest goes to :class:`Payment`."""
+        super().__init__(**kwargs)
+        self._client = client
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> PaymentB:
+        """Check key and endpoint; build the SDK client and guard its transports."""
+        options = ctx.options
+        if not options.api_key:
+            raise InvalidOptionsError(
+                "payment", "api_key", "is required by the payment_b adapter", instance=ctx.instance
+            )
+        default = SANDBOX_ENDPOINT if options.sandbox else PRODUCTION_ENDPOINT
+        endpoint = check_url(
+            options.endpoint or default,
+            service="payment",
+            field="endpoint",
+            instance=ctx.instance,
+            allow_insecure=options.allow_insecure,
+            allow_private=options.allow_private,
+        ).rstrip("/")
+        if options.allow_private or options.allow_insecure:
+            ctx.logger.warning(
+                "payment.%s: allow_private or allow_insecure is on: the provider endpoint may "
+                "be a private address or plain http",
+                ctx.instance,
+            )
+        if not options.webhook_secret:
+            ctx.logger.warning(
+                "payment.%s: no webhook_secret: every webhook will be refused", ctx.instance
+            )
+        client = Client(options.api_key, options=Options(environment=_Endpoint(endpoint)))
+        guard(
+            client.client,
+            allow_insecure=options.allow_insecure,
+            allow_private=options.allow_private,
+        )
+        return cls(client, **cls.common_kwargs(ctx))
+
+    def _call(self, operation: str, method: str, path: str, payload: Any = None) -> dict[str, Any]:
+        """Run one raw SDK call and return its ``data`` object (errors become ours)."""
+        try:
+            if method == "GET":
+                response = self._client.get_raw(path)
+            elif method == "PATCH":
+                response = self._client.patch_raw(path, payload)
+            else:
+                response = self._client.post_raw(path, payload)
+        except OutboundBlockedError:
+            raise InvalidOptionsError(
+                "payment",
+                "endpoint",
+                "resolves to a private, loopback or link-local address; set allow_private",
+                instance=self.instance,
+            ) from None
+        except ApiError as exc:
+            raise PaymentProviderError(
+                self.instance,
+                operation,
+                status=exc.response.status_code if exc.response is not None else None,
+                provider_code=str(exc.error_code or ""),
+                provider_message=str(exc.detail or ""),
+            ) from None
+        except requests.RequestException as exc:
+            response = exc.response
+            raise PaymentProviderError(
+                self.instance,
+                operation,
+                status=response.status_code if response is not None else None,
+            ) from None
+        data = ResponseParser(response).get_dict()
+        if not isinstance(data, dict) or "id" not in data:
+            raise PaymentProviderError(
+                self.instance, operation, status=response.status_code, provider_code="bad_body"
+            )
+        return data
+
+    def _create(
+        self,
+        amount: int,
+        currency: str,
+        *,
+        payment_id: str,
+        description: str,
+        metadata: dict[str, str],
+        capture: bool,
+        idempotency_key: str,
+    ) -> ProviderPayment:
+        name = description or "Payment"
+        payload = {
+            "items": [
+                {
+                    "quantity": 1,
+                    "price": {
+                        "description": name[:200],
+                        "name": name[:150],
+                        "unit_price": {"amount": str(amount), "currency_code": currency},
+                        "product": {"name": name[:150], "tax_category": "standard"},
+                    },
+                }
+            ],
+            "currency_code": currency,
+            "collection_mode": "automatic",
+            "custom_data": {**metadata, "toolkit_payment_id": payment_id},
+        }
+        data = self._call("create", "POST", "/transactions", payload)
+        items = (data.get("details") or {}).get("line_items") or []
+        line_item = str(items[0].get("id", "")) if items else ""
+        return ProviderPayment(
+            provider_id=str(data["id"]),
+            state=_STATUS.get(str(data.get("status")), PaymentState.PENDING),
+            provider_status=str(data.get("status") or ""),
+            checkout_url=str((data.get("checkout") or {}).get("url") or ""),
+            provider_data={"line_item_id": line_item} if line_item else {},
+        )
+
+    def _retrieve(self, record: Any) -> ProviderPayment:
+        data = self._call("retrieve", "GET", f"/transactions/{record.provider_id}")
+        return self._found(data)
+
+    def _cancel(self, record: Any) -> ProviderPayment:
+        data = self._call(
+            "cancel", "PATCH", f"/transactions/{record.provider_id}", {"status": "canceled"}
+        )
+        return self._found(data)
+
+    def _refund(
+        self, record: Any, amount: int, reason: str, idempotency_key: str
+    ) -> ProviderRefund:
+        payload: dict[str, Any] = {
+            "action": "refund",
+            "transaction_id": record.provider_id,
+            "reason": reason or "refund requested",
+        }
+        if amount >= record.amount and record.amount_refunded == 0:
+            payload["type"] = "full"
+        else:
+            item = str((record.provider_data or {}).get("line_item_id") or "")
+            if not item:
+                raise PaymentProviderError(
+                    self.instance, "refund", provider_code="no_line_item_for_partial_refund"
+                )
+            payload["type"] = "partial"
+            payload["items"] = [{"item_id": item, "type": "partial", "amount": str(amount)}]
+        data = self._call("refund", "POST", "/adjustments", payload)
+        status = _ADJUSTMENT.get(str(data.get("status") or ""), "pending")
+        return ProviderRefund(str(data["id"]), status)
+
+    @staticmethod
+    def _found(data: dict[str, Any]) -> ProviderPayment:
+        status = str(data.get("status") or "")
+        return ProviderPayment(str(data["id"]), _STATUS.get(status, PaymentState.PENDING), status)
+
+    def _parse_event(self, payload: dict[str, Any]) -> WebhookEvent:
+        kind = str(payload["event_type"])
+        data = payload["data"]
+        if not isinstance(data, dict):
+            raise TypeError("data is not an object")
+        event_id = str(payload.get("event_id", ""))
+        if kind.startswith("transaction."):
+            return WebhookEvent(event_id, kind, str(data["id"]), _EVENTS.get(kind), data=payload)
+        if kind.startswith("adjustment.") and data.get("action") == "refund":
+            return WebhookEvent(
+                event_id,
+                kind,
+                refund_id=str(data["id"]),
+                refund_status=_ADJUSTMENT.get(str(data.get("status") or ""), ""),
+                data=payload,
+            )
+        return WebhookEvent(event_id, kind, data=payload)
+
+
+def guard(session: requests.Session, *, allow_insecure: bool, allow_private: bool) -> None:
+    """Swap ``session``'s transports for the guarded one; no redirects, no env proxies."""
+    session.trust_env = False
+    session.max_redirects = 0
+    session.adapters.clear()
+    session.mount("https://", GuardedHTTPAdapter(allow_private=allow_private))
+    if allow_insecure:
+        session.mount("http://", GuardedHTTPAdapter(allow_private=allow_private))

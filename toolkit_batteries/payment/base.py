@@ -1,0 +1,785 @@
+"""The payment service: create, capture, cancel and refund payments; receive webhooks.
+
+::
+
+    payment = services.payment()
+    record = payment.create(1999, "eur", reference="order-17")        # a PaymentRecord row
+    record.client_secret                     # payment_a: give it to the browser (not stored)
+    payment.capture(record.id)               # after create(..., capture=False)
+    payment.refund(record.id, 500, idempotency_key="refund-order-17-1")
+    event = payment.handle_webhook(request.body, request.headers)     # verify, then apply
+
+Every adapter records payments and refunds as rows of :mod:`.models` in the ``db``
+service's database, and moves them only along the state machine of :mod:`.states`
+(an illegal move raises :class:`~.states.IllegalTransitionError`). Refunds (and creates
+given an ``idempotency_key``) run once per key through the ``idempotency`` battery: the
+same key returns the same refund without calling the provider again.
+
+Adapters implement the primitives (``_create``, ``_retrieve``, ``_capture``,
+``_cancel``, ``_refund``, ``_parse_event`` and, for a signed scheme, set
+``signature_scheme``); this class validates arguments, writes rows, enforces the state
+machine, bounds and verifies webhooks once for all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from toolkit_batteries.core.adapter import Service
+from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.webhook_signatures import header_value
+
+from .signatures import Scheme, verify
+from .states import IllegalTransitionError, PaymentState, check_transition
+
+if TYPE_CHECKING:
+    from toolkit_batteries.core.adapter import OpenContext
+
+    from .models import PaymentRecord, RefundRecord
+
+__all__ = [
+    "DEFAULT_MAX_WEBHOOK_BYTES",
+    "DEFAULT_WEBHOOK_TOLERANCE",
+    "IdempotencyKeyReusedError",
+    "InvalidPaymentError",
+    "OperationInProgressError",
+    "Payment",
+    "PaymentError",
+    "PaymentNotFoundError",
+    "PaymentNotSupportedError",
+    "PaymentProviderError",
+    "ProviderPayment",
+    "ProviderRefund",
+    "WebhookEvent",
+    "WebhookPayloadError",
+    "WebhookTooLargeError",
+]
+
+#: The spec's bound on a webhook body (``max_webhook_bytes``).
+DEFAULT_MAX_WEBHOOK_BYTES = 1024 * 1024
+#: Largest accepted drift of a webhook's signed timestamp, in seconds (``webhook_tolerance``).
+DEFAULT_WEBHOOK_TOLERANCE = 300.0
+#: Largest amount accepted, in minor units (the providers' own bound is 99,999,999.99).
+MAX_AMOUNT = 99_999_999_999
+_CURRENCY = re.compile(r"[A-Za-z]{3}")
+_REFUNDABLE = (PaymentState.SUCCEEDED, PaymentState.PARTIALLY_REFUNDED)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+class PaymentError(ToolkitError):
+    """Base of the payment battery's runtime errors; messages never hold a secret."""
+
+    code = "payment_error"
+
+
+class PaymentNotFoundError(PaymentError, LookupError):
+    """No payment with that id in this instance."""
+
+    code = "not_found"
+
+    def __init__(self, instance: str, payment_id: str) -> None:
+        self.instance = instance
+        super().__init__(f"payment.{instance}: no payment {payment_id}")
+
+
+class InvalidPaymentError(PaymentError, ValueError):
+    """An argument that breaks the rules (amount, currency, metadata, refund amount)."""
+
+    code = "invalid_argument"
+
+    def __init__(self, instance: str, field_name: str, reason: str) -> None:
+        self.instance = instance
+        self.field = field_name
+        super().__init__(f'payment.{instance}: "{field_name}" {reason}')
+
+
+class IdempotencyKeyReusedError(PaymentError):
+    """An idempotency key already used for a different request (another payment or amount)."""
+
+    code = "failed_precondition"
+
+    def __init__(self, instance: str, kind: str) -> None:
+        self.instance = instance
+        super().__init__(
+            f"payment.{instance}: this idempotency key was used for a different {kind}; "
+            "use a new key per operation"
+        )
+
+
+class OperationInProgressError(PaymentError):
+    """The same idempotency key is being processed right now by another caller."""
+
+    code = "already_exists"
+
+    def __init__(self, instance: str, kind: str) -> None:
+        self.instance = instance
+        super().__init__(f"payment.{instance}: a {kind} with this idempotency key is in progress")
+
+
+class PaymentNotSupportedError(PaymentError):
+    """The provider has no such operation (``payment_b`` has no separate capture)."""
+
+    code = "unimplemented"
+
+    def __init__(self, instance: str, adapter: str, operation: str) -> None:
+        self.instance = instance
+        super().__init__(f'payment.{instance}: adapter "{adapter}" does not support {operation}')
+
+
+class PaymentProviderError(PaymentError):
+    """The provider refused or could not be reached.
+
+    The message names the instance, the HTTP status and the provider's machine-readable
+    error code; the provider's human text is kept in ``provider_message`` only.
+    """
+
+    code = "unavailable"
+
+    def __init__(
+        self,
+        instance: str,
+        operation: str,
+        *,
+        status: int | None = None,
+        provider_code: str = "",
+        provider_message: str = "",
+    ) -> None:
+        self.instance = instance
+        self.status = status
+        self.provider_code = provider_code
+        self.provider_message = provider_message
+        if status is not None and 400 <= status < 500 and status not in (401, 403, 429):
+            self.code = "failed_precondition"
+        what = f"HTTP {status}" if status is not None else "no answer"
+        code = f" ({provider_code})" if provider_code else ""
+        super().__init__(f"payment.{instance}: the provider refused {operation}: {what}{code}")
+
+
+class WebhookTooLargeError(PaymentError):
+    """A webhook body over ``max_webhook_bytes``; refused before it is parsed."""
+
+    code = "payload_too_large"
+
+    def __init__(self, instance: str, limit: int) -> None:
+        self.instance = instance
+        super().__init__(f"payment.{instance}: webhook body over max_webhook_bytes ({limit})")
+
+
+class WebhookPayloadError(PaymentError, ValueError):
+    """A verified webhook whose body is not a JSON object of the provider's shape."""
+
+    code = "invalid_argument"
+
+    def __init__(self, instance: str, reason: str) -> None:
+        self.instance = instance
+        super().__init__(f"payment.{instance}: webhook body {reason}")
+
+
+# ---------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class ProviderPayment:
+    """What an adapter learned of a payment from its provider."""
+
+    provider_id: str
+    state: PaymentState
+    provider_status: str = ""
+    #: ``payment_a``: the PaymentIntent's client secret, for the browser; never stored.
+    client_secret: str = field(default="", repr=False)
+    #: ``payment_b``: the hosted checkout URL; never stored.
+    checkout_url: str = ""
+    #: Non-secret details the adapter needs later (stored on the row).
+    provider_data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProviderRefund:
+    """What an adapter learned of a refund from its provider."""
+
+    provider_id: str
+    #: ``pending``, ``succeeded`` or ``failed``.
+    status: str
+
+
+@dataclass(frozen=True)
+class WebhookEvent:
+    """A verified webhook, as the battery understood it.
+
+    ``state`` is the payment state the event reports (``None`` when it reports none);
+    ``amount_refunded`` the provider's running refunded total when the event carries it;
+    ``refund_id``/``refund_status`` a refund's new status. After
+    :meth:`Payment.handle_webhook`, ``payment`` is the row it concerned (``None`` when
+    unknown), ``applied`` tells whether the row changed, ``note`` why not.
+    """
+
+    id: str
+    type: str
+    provider_id: str = ""
+    state: PaymentState | None = None
+    amount_refunded: int | None = None
+    refund_id: str = ""
+    refund_status: str = ""
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
+    payment: Any = field(default=None, repr=False)
+    applied: bool = False
+    note: str = ""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------------- the service
+
+
+class Payment(Service):
+    """Base of the payment adapters (see the module docstring)."""
+
+    service_name: ClassVar[str] = "payment"
+    #: The webhook signature layout; ``None`` means webhooks are not verified (``stub``).
+    signature_scheme: ClassVar[Scheme | None] = None
+    #: Whether ``create(..., capture=False)`` and :meth:`capture` exist at the provider.
+    manual_capture: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *,
+        instance: str = "default",
+        database: Any,
+        idempotency: Any = None,
+        webhook_secret: str = "",
+        max_webhook_bytes: int = DEFAULT_MAX_WEBHOOK_BYTES,
+        webhook_tolerance: float = DEFAULT_WEBHOOK_TOLERANCE,
+        auto_approve: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """Keep what every adapter shares; ``database`` is a ``db`` service object."""
+        self.instance = instance
+        self.database = database
+        self.idempotency = idempotency
+        self._webhook_secret = webhook_secret
+        self.max_webhook_bytes = int(max_webhook_bytes) or DEFAULT_MAX_WEBHOOK_BYTES
+        self.webhook_tolerance = float(webhook_tolerance) or DEFAULT_WEBHOOK_TOLERANCE
+        self.auto_approve = auto_approve
+        #: Unix seconds; the webhook timestamp check reads it (tests inject a fake one).
+        self.clock = clock
+
+    @classmethod
+    def common_kwargs(cls, ctx: OpenContext) -> dict[str, Any]:
+        """Return the constructor arguments every adapter takes from ``ctx``.
+
+        Opens the ``db`` service (the tables must exist: ``manage.py migrate``) and the
+        default ``idempotency`` instance, which refunds go through unless code injects
+        another store with :meth:`use_idempotency`.
+        """
+        from toolkit_batteries.db import require_tables
+
+        from .models import PaymentRecord, RefundRecord
+
+        options = ctx.options
+        database = ctx.container.db()
+        require_tables(
+            database, PaymentRecord, RefundRecord, service=ctx.service, instance=ctx.instance
+        )
+        tolerance = options.webhook_tolerance
+        return {
+            "instance": ctx.instance,
+            "database": database,
+            "idempotency": ctx.container.idempotency(),
+            "webhook_secret": options.webhook_secret,
+            "max_webhook_bytes": int(options.max_webhook_bytes or 0),
+            "webhook_tolerance": tolerance.total_seconds() if tolerance else 0.0,
+            "auto_approve": bool(options.auto_approve),
+        }
+
+    def use_idempotency(self, store: Any) -> None:
+        """Make refunds (and keyed creates) go through ``store``, an idempotency service.
+
+        The spec's "refund idempotency store injected from code": pass
+        ``services.idempotency("shared")`` when several workers serve webhooks and refunds.
+        """
+        self.idempotency = store
+
+    # ------------------------------------------------------------------ reading
+
+    def _rows(self) -> Any:
+        from .models import PaymentRecord
+
+        return PaymentRecord.objects.using(self.database.alias)
+
+    def get(self, payment_id: uuid.UUID | str) -> PaymentRecord:
+        """Return the payment row ``payment_id`` of this instance, or raise not found."""
+        try:
+            key = payment_id if isinstance(payment_id, uuid.UUID) else uuid.UUID(str(payment_id))
+        except ValueError:
+            raise PaymentNotFoundError(self.instance, "(not a payment id)") from None
+        found = self._rows().filter(pk=key, instance=self.instance).first()
+        if found is None:
+            raise PaymentNotFoundError(self.instance, str(key))
+        return found
+
+    def find(self, provider_id: str) -> PaymentRecord | None:
+        """Return the payment whose provider object id is ``provider_id``, or ``None``."""
+        return self._rows().filter(adapter=self.adapter_name, provider_id=provider_id).first()
+
+    def refunds(self, payment_id: uuid.UUID | str) -> list[RefundRecord]:
+        """Return the refunds of a payment, oldest first."""
+        record = self.get(payment_id)
+        return list(record.refunds.using(self.database.alias).order_by("created_at"))
+
+    # ------------------------------------------------------------------ operations
+
+    def create(
+        self,
+        amount: int,
+        currency: str,
+        *,
+        reference: str = "",
+        description: str = "",
+        metadata: Mapping[str, str] | None = None,
+        capture: bool = True,
+        idempotency_key: str | None = None,
+    ) -> PaymentRecord:
+        """Create a payment of ``amount`` minor units (cents) of ``currency``.
+
+        The row starts in the state the provider reports (``pending`` usually;
+        ``succeeded``, or ``authorized`` with ``capture=False``, on the ``stub`` with
+        ``auto_approve``). The returned row carries ``client_secret`` (``payment_a``) or
+        ``checkout_url`` (``payment_b``) for the customer's side, never stored. With
+        ``idempotency_key``, a retry returns the first call's payment.
+        """
+        amount = self._check_amount(amount)
+        currency = self._check_currency(currency)
+        meta = self._check_metadata(metadata)
+        if len(reference) > 255 or len(description) > 1000:
+            raise InvalidPaymentError(self.instance, "reference", "or description is too long")
+        if not capture and not self.manual_capture:
+            raise PaymentNotSupportedError(self.instance, self.adapter_name, "capture=False")
+        payment_id = uuid.uuid4()
+
+        def work(provider_key: str) -> str:
+            found = self._create(
+                amount,
+                currency,
+                payment_id=str(payment_id),
+                description=description,
+                metadata=meta,
+                capture=capture,
+                idempotency_key=provider_key,
+            )
+            existing = self.find(found.provider_id) if provider_key else None
+            if existing is not None:  # the provider replayed a keyed create
+                made[str(existing.id)] = (existing, found)
+                return str(existing.id)
+            row = self._insert(payment_id, amount, currency, reference, description, meta, found)
+            made[str(payment_id)] = (row, found)
+            return str(payment_id)
+
+        made: dict[str, tuple[PaymentRecord, ProviderPayment]] = {}
+        if idempotency_key is None:
+            done = work("")
+        else:
+            fingerprint = _digest(f"{amount}:{currency}:{reference}:{capture}")
+            done = self._once("create", idempotency_key, fingerprint, work)
+        if done not in made:  # a replay from the idempotency store: no provider call
+            record = self.get(done)
+            record.client_secret = record.checkout_url = ""
+            return record
+        record, found = made[done]
+        record.client_secret = found.client_secret
+        record.checkout_url = found.checkout_url
+        return record
+
+    def sync(self, payment_id: uuid.UUID | str) -> PaymentRecord:
+        """Ask the provider for the payment's status and move the row along the machine."""
+        record = self.get(payment_id)
+        found = self._retrieve(record)
+        return self._apply(record.id, found.state, provider_status=found.provider_status)
+
+    def capture(self, payment_id: uuid.UUID | str, amount: int | None = None) -> PaymentRecord:
+        """Capture an ``authorized`` payment (all of it, or ``amount``): ``succeeded``."""
+        if not self.manual_capture:
+            raise PaymentNotSupportedError(self.instance, self.adapter_name, "capture")
+        record = self.get(payment_id)
+        if record.state != PaymentState.AUTHORIZED:
+            raise IllegalTransitionError(
+                self.instance,
+                str(record.id),
+                record.payment_state,
+                PaymentState.SUCCEEDED,
+                action="capture",
+            )
+        if amount is not None:
+            amount = self._check_amount(amount)
+            if amount > record.amount:
+                raise InvalidPaymentError(self.instance, "amount", "is more than was authorized")
+        found = self._capture(record, amount)
+        return self._apply(
+            record.id, found.state, provider_status=found.provider_status, captured=amount
+        )
+
+    def cancel(self, payment_id: uuid.UUID | str) -> PaymentRecord:
+        """Cancel a payment before money moved (``pending``, ``authorized`` or ``failed``)."""
+        record = self.get(payment_id)
+        check_transition(
+            record.state, PaymentState.CANCELED, instance=self.instance, payment_id=str(record.id)
+        )
+        if record.state == PaymentState.CANCELED:
+            return record
+        found = self._cancel(record)
+        return self._apply(record.id, found.state, provider_status=found.provider_status)
+
+    def refund(
+        self,
+        payment_id: uuid.UUID | str,
+        amount: int | None = None,
+        *,
+        idempotency_key: str,
+        reason: str = "",
+    ) -> RefundRecord:
+        """Refund ``amount`` (default: what remains) of a ``succeeded`` payment, once per key.
+
+        The first call with ``idempotency_key`` reserves it in the idempotency store,
+        calls the provider (passing a key derived from it where the provider accepts
+        one) and records the refund; a retry with the same key returns that same refund
+        without calling the provider. The same key with another payment, amount or
+        reason raises :class:`IdempotencyKeyReusedError`.
+        """
+        from .models import RefundRecord
+
+        record = self.get(payment_id)
+        if amount is not None:
+            amount = self._check_amount(amount)
+        if len(reason) > 500:
+            raise InvalidPaymentError(self.instance, "reason", "is longer than 500 characters")
+        fingerprint = _digest(f"{record.id}:{amount if amount is not None else 'rest'}:{reason}")
+
+        def work(provider_key: str) -> str:
+            fresh = self.get(record.id)
+            if fresh.state not in _REFUNDABLE:
+                raise IllegalTransitionError(
+                    self.instance, str(fresh.id), fresh.payment_state, PaymentState.REFUNDED
+                )
+            wanted = fresh.refundable if amount is None else amount
+            if wanted > fresh.refundable:
+                raise InvalidPaymentError(
+                    self.instance, "amount", "is more than the payment has left to refund"
+                )
+            found = self._refund(fresh, wanted, reason, provider_key)
+            return self._record_refund(fresh.id, wanted, reason, found, idempotency_key)
+
+        made = self._once("refund", idempotency_key, fingerprint, work)
+        return RefundRecord.objects.using(self.database.alias).get(pk=made)
+
+    def transition(self, payment_id: uuid.UUID | str, state: PaymentState | str) -> PaymentRecord:
+        """Move a payment to ``state`` in the books only (no provider call), if allowed."""
+        return self._apply(self.get(payment_id).id, PaymentState(state))
+
+    # ------------------------------------------------------------------ webhooks
+
+    @property
+    def verifies_webhooks(self) -> bool:
+        """Tell whether :meth:`verify_webhook` checks a signature (False on ``stub``)."""
+        return self.signature_scheme is not None
+
+    def verify_webhook(self, body: bytes, headers: Any) -> WebhookEvent:
+        """Bound, verify and parse a webhook; raise on a body that fails any of them.
+
+        ``body`` is the raw request body exactly as received; ``headers`` any mapping
+        of its headers. The size is checked before anything reads the body, the
+        signature before it is parsed.
+        """
+        if not isinstance(body, bytes | bytearray | memoryview):
+            raise TypeError("body must be the raw request bytes")
+        raw = bytes(body)
+        if len(raw) > self.max_webhook_bytes:
+            raise WebhookTooLargeError(self.instance, self.max_webhook_bytes)
+        scheme = self.signature_scheme
+        if scheme is not None:
+            verify(
+                scheme,
+                header_value(headers, scheme.header),
+                raw,
+                self._webhook_secret,
+                tolerance=self.webhook_tolerance,
+                now=self.clock,
+                instance=self.instance,
+            )
+        try:
+            payload = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            raise WebhookPayloadError(self.instance, "is not JSON") from None
+        if not isinstance(payload, dict):
+            raise WebhookPayloadError(self.instance, "is not a JSON object")
+        try:
+            return self._parse_event(payload)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise WebhookPayloadError(self.instance, "does not have the provider's shape") from None
+
+    def handle_webhook(self, body: bytes, headers: Any) -> WebhookEvent:
+        """Verify a webhook (:meth:`verify_webhook`) and apply it to the payment it names.
+
+        An event that would break the state machine (a stale or out-of-order delivery)
+        changes nothing and comes back with ``applied=False`` and a ``note``.
+        """
+        event = self.verify_webhook(body, headers)
+        if event.refund_id and event.refund_status:
+            self._update_refund(event.refund_id, event.refund_status)
+        if not event.provider_id:
+            return event
+        record = self.find(event.provider_id)
+        if record is None:
+            return dataclasses.replace(event, note="no payment of this instance has that id")
+        if event.state is None and event.amount_refunded is None:
+            return dataclasses.replace(event, payment=record)
+        try:
+            if event.amount_refunded is not None:
+                updated = self._apply_refunded_total(record.id, event.amount_refunded)
+            else:
+                assert event.state is not None
+                updated = self._apply(record.id, event.state)
+        except IllegalTransitionError as exc:
+            return dataclasses.replace(event, payment=record, note=f"ignored: {exc}")
+        return dataclasses.replace(
+            event, payment=updated, applied=updated.updated_at != record.updated_at
+        )
+
+    # ------------------------------------------------------------------ internals
+
+    def _once(self, kind: str, key: str, fingerprint: str, work: Callable[[str], str]) -> str:
+        """Run ``work`` once per ``key`` through the idempotency store; return its id."""
+        from toolkit_batteries.idempotency import ReservationState
+
+        if not isinstance(key, str) or not key.strip() or len(key) > 255:
+            raise InvalidPaymentError(
+                self.instance, "idempotency_key", "must be a string of 1 to 255 characters"
+            )
+        if self.idempotency is None:
+            raise PaymentError(
+                f"payment.{self.instance}: no idempotency store (call use_idempotency)"
+            )
+        digest = _digest(f"{self.instance}:{kind}:{key}")
+        reservation = self.idempotency.reserve(f"payment:{kind}:{digest}", fingerprint=fingerprint)
+        if reservation.state is not ReservationState.NEW:
+            if reservation.fingerprint != fingerprint:
+                raise IdempotencyKeyReusedError(self.instance, kind)
+            if reservation.state is ReservationState.IN_PROGRESS:
+                raise OperationInProgressError(self.instance, kind)
+            return str(reservation.response["id"])
+        try:
+            made = work(f"toolkit-{kind}-{digest[:48]}")
+        except BaseException:
+            reservation.release()
+            raise
+        reservation.commit({"id": made})
+        return made
+
+    def _insert(
+        self,
+        payment_id: uuid.UUID,
+        amount: int,
+        currency: str,
+        reference: str,
+        description: str,
+        metadata: dict[str, str],
+        found: ProviderPayment,
+    ) -> PaymentRecord:
+        from django.utils import timezone
+
+        from .models import PaymentRecord
+
+        now = timezone.now()
+        row = PaymentRecord(
+            id=payment_id,
+            instance=self.instance,
+            adapter=self.adapter_name,
+            provider_id=found.provider_id,
+            amount=amount,
+            currency=currency,
+            state=found.state.value,
+            provider_status=found.provider_status[:64],
+            reference=reference,
+            description=description,
+            metadata=metadata,
+            provider_data=found.provider_data,
+            created_at=now,
+            updated_at=now,
+        )
+        row.save(using=self.database.alias, force_insert=True)
+        return row
+
+    def _apply(
+        self,
+        payment_id: uuid.UUID,
+        target: PaymentState,
+        *,
+        provider_status: str | None = None,
+        captured: int | None = None,
+    ) -> PaymentRecord:
+        """Move the row to ``target`` under a row lock; a same-state move is a no-op."""
+        from django.db import transaction
+        from django.utils import timezone
+
+        with transaction.atomic(using=self.database.alias):
+            row = self._rows().select_for_update().get(pk=payment_id)
+            changed = check_transition(
+                row.state, target, instance=self.instance, payment_id=str(row.id)
+            )
+            if not changed and (provider_status is None or provider_status == row.provider_status):
+                return row
+            row.state = target.value
+            if provider_status is not None:
+                row.provider_status = provider_status[:64]
+            if captured is not None:
+                row.amount = captured
+            row.updated_at = timezone.now()
+            row.save(using=self.database.alias)
+            return row
+
+    def _apply_refunded_total(self, payment_id: uuid.UUID, total: int) -> PaymentRecord:
+        """Raise the refunded total to the provider's figure (refunds made elsewhere too)."""
+        from django.db import transaction
+        from django.utils import timezone
+
+        with transaction.atomic(using=self.database.alias):
+            row = self._rows().select_for_update().get(pk=payment_id)
+            total = min(int(total), row.amount)
+            if total <= row.amount_refunded:
+                return row
+            target = (
+                PaymentState.REFUNDED if total >= row.amount else PaymentState.PARTIALLY_REFUNDED
+            )
+            check_transition(row.state, target, instance=self.instance, payment_id=str(row.id))
+            row.amount_refunded = total
+            row.state = target.value
+            row.updated_at = timezone.now()
+            row.save(using=self.database.alias)
+            return row
+
+    def _record_refund(
+        self,
+        payment_id: uuid.UUID,
+        amount: int,
+        reason: str,
+        found: ProviderRefund,
+        idempotency_key: str,
+    ) -> str:
+        from django.db import transaction
+        from django.utils import timezone
+
+        from .models import RefundRecord
+
+        with transaction.atomic(using=self.database.alias):
+            row = self._rows().select_for_update().get(pk=payment_id)
+            total = min(row.amount_refunded + amount, row.amount)
+            target = (
+                PaymentState.REFUNDED if total >= row.amount else PaymentState.PARTIALLY_REFUNDED
+            )
+            check_transition(row.state, target, instance=self.instance, payment_id=str(row.id))
+            now = timezone.now()
+            row.amount_refunded = total
+            row.state = target.value
+            row.updated_at = now
+            row.save(using=self.database.alias)
+            refund = RefundRecord(
+                payment=row,
+                provider_id=found.provider_id,
+                amount=amount,
+                status=found.status,
+                reason=reason,
+                key_hash=_digest(idempotency_key),
+                created_at=now,
+                updated_at=now,
+            )
+            refund.save(using=self.database.alias, force_insert=True)
+            return str(refund.id)
+
+    def _update_refund(self, provider_id: str, status: str) -> None:
+        from django.utils import timezone
+
+        from .models import RefundRecord
+
+        if status not in RefundRecord.Status.values:
+            return
+        RefundRecord.objects.using(self.database.alias).filter(
+            provider_id=provider_id, payment__adapter=self.adapter_name
+        ).update(status=status, updated_at=timezone.now())
+
+    def _check_amount(self, amount: Any) -> int:
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise InvalidPaymentError(self.instance, "amount", "must be an integer of minor units")
+        if amount <= 0 or amount > MAX_AMOUNT:
+            raise InvalidPaymentError(self.instance, "amount", f"must be 1 to {MAX_AMOUNT}")
+        return amount
+
+    def _check_currency(self, currency: Any) -> str:
+        if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
+            raise InvalidPaymentError(self.instance, "currency", "must be a 3-letter ISO code")
+        return currency.upper()
+
+    def _check_metadata(self, metadata: Mapping[str, str] | None) -> dict[str, str]:
+        items = dict(metadata or {})
+        if len(items) > 50 or any(
+            not isinstance(k, str) or not isinstance(v, str) or len(k) > 40 or len(v) > 500
+            for k, v in items.items()
+        ):
+            raise InvalidPaymentError(
+                self.instance, "metadata", "must be at most 50 str keys (40) and str values (500)"
+            )
+        return items
+
+    def ping(self) -> None:
+        """Check the database the rows live in answers."""
+        self.database.ping()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} payment.{self.instance} adapter={self.adapter_name!r}>"
+
+    # ------------------------------------------------------------------ primitives
+
+    def _create(
+        self,
+        amount: int,
+        currency: str,
+        *,
+        payment_id: str,
+        description: str,
+        metadata: dict[str, str],
+        capture: bool,
+        idempotency_key: str,
+    ) -> ProviderPayment:
+        """Create the payment at the provider (``idempotency_key`` empty: none)."""
+        raise NotImplementedError
+
+    def _retrieve(self, record: PaymentRecord) -> ProviderPayment:
+        """Read the payment's current status from the provider."""
+        raise NotImplementedError
+
+    def _capture(self, record: PaymentRecord, amount: int | None) -> ProviderPayment:
+        """Capture an authorized payment at the provider."""
+        raise PaymentNotSupportedError(self.instance, self.adapter_name, "capture")
+
+    def _cancel(self, record: PaymentRecord) -> ProviderPayment:
+        """Cancel the payment at the provider."""
+        raise NotImplementedError
+
+    def _refund(
+        self, record: PaymentRecord, amount: int, reason: str, idempotency_key: str
+    ) -> ProviderRefund:
+        """Refund ``amount`` at the provider."""
+        raise NotImplementedError
+
+    def _parse_event(self, payload: dict[str, Any]) -> WebhookEvent:
+        """Turn a verified webhook's JSON object into a :class:`WebhookEvent`."""
+        raise NotImplementedError
