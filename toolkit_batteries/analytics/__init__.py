@@ -9,13 +9,17 @@ flush on close) in settings. Properties are checked against ``max_properties`` a
 
 from __future__ import annotations
 
-from .base import (
-    Analytics,
-    AnalyticsDeliveryError,
-    AnalyticsError,
-    AnalyticsPropertiesError,
-    Event,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import (
+        Analytics,
+        AnalyticsDeliveryError,
+        AnalyticsError,
+        AnalyticsPropertiesError,
+        Event,
+    )
 
 __all__ = [
     "Analytics",
@@ -24,3 +28,22 @@ __all__ = [
     "AnalyticsPropertiesError",
     "Event",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "Analytics": "base",
+    "AnalyticsDeliveryError": "base",
+    "AnalyticsError": "base",
+    "AnalyticsPropertiesError": "base",
+    "Event": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -16,17 +16,21 @@ no vendor SDK.
 
 from __future__ import annotations
 
-from .base import (
-    Authenticator,
-    AuthError,
-    Claims,
-    InvalidTokenError,
-    IssuedToken,
-    TokenExpiredError,
-    TokenRevokedError,
-    UnsupportedOperationError,
-)
-from .users import TokenUser
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import (
+        Authenticator,
+        AuthError,
+        Claims,
+        InvalidTokenError,
+        IssuedToken,
+        TokenExpiredError,
+        TokenRevokedError,
+        UnsupportedOperationError,
+    )
+    from .users import TokenUser
 
 __all__ = [
     "AuthError",
@@ -39,3 +43,26 @@ __all__ = [
     "TokenUser",
     "UnsupportedOperationError",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "AuthError": "base",
+    "Authenticator": "base",
+    "Claims": "base",
+    "InvalidTokenError": "base",
+    "IssuedToken": "base",
+    "TokenExpiredError": "base",
+    "TokenRevokedError": "base",
+    "TokenUser": "users",
+    "UnsupportedOperationError": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

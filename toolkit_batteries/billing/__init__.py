@@ -9,22 +9,26 @@ view per provider. Imports no provider SDK.
 
 from __future__ import annotations
 
-from .base import (
-    Applied,
-    Billing,
-    BillingError,
-    Customer,
-    IdempotencyConflictError,
-    IdempotencyMismatchError,
-    Invoice,
-    ProviderError,
-    Subscription,
-    SubscriptionNotFoundError,
-    WebhookEvent,
-    WebhookSignatureError,
-    WebhookTooLargeError,
-)
-from .states import IllegalTransitionError, SubscriptionStatus
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import (
+        Applied,
+        Billing,
+        BillingError,
+        Customer,
+        IdempotencyConflictError,
+        IdempotencyMismatchError,
+        Invoice,
+        ProviderError,
+        Subscription,
+        SubscriptionNotFoundError,
+        WebhookEvent,
+        WebhookSignatureError,
+        WebhookTooLargeError,
+    )
+    from .states import IllegalTransitionError, SubscriptionStatus
 
 __all__ = [
     "Applied",
@@ -43,3 +47,32 @@ __all__ = [
     "WebhookSignatureError",
     "WebhookTooLargeError",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "Applied": "base",
+    "Billing": "base",
+    "BillingError": "base",
+    "Customer": "base",
+    "IdempotencyConflictError": "base",
+    "IdempotencyMismatchError": "base",
+    "IllegalTransitionError": "states",
+    "Invoice": "base",
+    "ProviderError": "base",
+    "Subscription": "base",
+    "SubscriptionNotFoundError": "base",
+    "SubscriptionStatus": "states",
+    "WebhookEvent": "base",
+    "WebhookSignatureError": "base",
+    "WebhookTooLargeError": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -16,18 +16,22 @@ never at import.
 
 from __future__ import annotations
 
-from .base import DERIVED_PREFIX, ImageInfo, Media, Rendition, VideoInfo
-from .errors import (
-    ImageTooLargeError,
-    MediaDurationError,
-    MediaError,
-    MediaFetchError,
-    MediaNotFoundError,
-    MediaTimeoutError,
-    MediaTooLargeError,
-    MediaToolError,
-    UnsupportedMediaError,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import DERIVED_PREFIX, ImageInfo, Media, Rendition, VideoInfo
+    from .errors import (
+        ImageTooLargeError,
+        MediaDurationError,
+        MediaError,
+        MediaFetchError,
+        MediaNotFoundError,
+        MediaTimeoutError,
+        MediaTooLargeError,
+        MediaToolError,
+        UnsupportedMediaError,
+    )
 
 __all__ = [
     "DERIVED_PREFIX",
@@ -45,3 +49,31 @@ __all__ = [
     "UnsupportedMediaError",
     "VideoInfo",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "DERIVED_PREFIX": "base",
+    "ImageInfo": "base",
+    "ImageTooLargeError": "errors",
+    "Media": "base",
+    "MediaDurationError": "errors",
+    "MediaError": "errors",
+    "MediaFetchError": "errors",
+    "MediaNotFoundError": "errors",
+    "MediaTimeoutError": "errors",
+    "MediaTooLargeError": "errors",
+    "MediaToolError": "errors",
+    "Rendition": "base",
+    "UnsupportedMediaError": "errors",
+    "VideoInfo": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -13,59 +13,21 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+
+from toolkit_batteries.core.admin import PurgeableAdmin, preview
 
 from .base import to_datetime
 from .models import DEAD, PENDING, InboxMessage, OutboxMessage
 
 __all__ = ["InboxMessageAdmin", "OutboxMessageAdmin", "preview"]
 
-#: Characters of a payload or error shown in a list or a detail page.
-PREVIEW_LENGTH = 80
-
-
-def preview(body: bytes | memoryview | None, length: int = PREVIEW_LENGTH) -> str:
-    """Return the start of a payload as one printable line, marked when cut."""
-    raw = bytes(body or b"")
-    text = raw[: length * 4].decode("utf-8", errors="replace")
-    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-    return text[:length] + "…" if len(text) > length or len(raw) > length * 4 else text
-
-
-class _ReadOnly(admin.ModelAdmin):
-    list_per_page = 100
-    actions: tuple[str, ...] = ("purge",)
-
-    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        """Offer purge instead of Django's generic "delete selected"."""
-        found = super().get_actions(request)
-        found.pop("delete_selected", None)
-        return found
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        """Rows come from ``publish`` and the relay, never from a form."""
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        """Rows are read-only here; the actions change them."""
-        return False
-
-    @admin.action(description="Purge the selected rows for good", permissions=["delete"])
-    def purge(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        """Delete the selected rows in one transaction."""
-        from django.db import transaction
-
-        with transaction.atomic(using=queryset.db):
-            deleted, _ = queryset.delete()
-        self.message_user(request, f"Purged {deleted} row(s).", messages.SUCCESS)
-
 
 @admin.register(OutboxMessage)
-class OutboxMessageAdmin(_ReadOnly):
+class OutboxMessageAdmin(PurgeableAdmin):
     """Published messages: pending (or claimed), sent, dead."""
 
     list_display = ("id", "topic", "key", "status", "attempts", "created", "sent", "error")
@@ -131,7 +93,7 @@ class OutboxMessageAdmin(_ReadOnly):
 
 
 @admin.register(InboxMessage)
-class InboxMessageAdmin(_ReadOnly):
+class InboxMessageAdmin(PurgeableAdmin):
     """Message ids each consumer has processed (the deduplication record)."""
 
     list_display = ("consumer", "message_id", "received")

@@ -9,21 +9,25 @@ settings. Payments are rows of :mod:`.models`, moved only along the state machin
 
 from __future__ import annotations
 
-from .base import (
-    IdempotencyKeyReusedError,
-    InvalidPaymentError,
-    OperationInProgressError,
-    Payment,
-    PaymentError,
-    PaymentNotFoundError,
-    PaymentNotSupportedError,
-    PaymentProviderError,
-    WebhookEvent,
-    WebhookPayloadError,
-    WebhookTooLargeError,
-)
-from .signatures import WebhookSignatureError
-from .states import IllegalTransitionError, PaymentState
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import (
+        IdempotencyKeyReusedError,
+        InvalidPaymentError,
+        OperationInProgressError,
+        Payment,
+        PaymentError,
+        PaymentNotFoundError,
+        PaymentNotSupportedError,
+        PaymentProviderError,
+        WebhookEvent,
+        WebhookPayloadError,
+        WebhookTooLargeError,
+    )
+    from .signatures import WebhookSignatureError
+    from .states import IllegalTransitionError, PaymentState
 
 __all__ = [
     "IdempotencyKeyReusedError",
@@ -41,3 +45,31 @@ __all__ = [
     "WebhookSignatureError",
     "WebhookTooLargeError",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "IdempotencyKeyReusedError": "base",
+    "IllegalTransitionError": "states",
+    "InvalidPaymentError": "base",
+    "OperationInProgressError": "base",
+    "Payment": "base",
+    "PaymentError": "base",
+    "PaymentNotFoundError": "base",
+    "PaymentNotSupportedError": "base",
+    "PaymentProviderError": "base",
+    "PaymentState": "states",
+    "WebhookEvent": "base",
+    "WebhookPayloadError": "base",
+    "WebhookSignatureError": "signatures",
+    "WebhookTooLargeError": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -26,20 +26,11 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from toolkit_batteries.core.admin import PREVIEW_LENGTH, PurgeableAdmin, preview
+
 from .models import DeadLetter, Message, epoch_to_datetime
 
 __all__ = ["PREVIEW_LENGTH", "DeadLetterAdmin", "MessageAdmin", "preview"]
-
-#: Characters of a payload shown in a list or a detail page.
-PREVIEW_LENGTH = 80
-
-
-def preview(body: bytes | memoryview | None, length: int = PREVIEW_LENGTH) -> str:
-    """Return the start of a payload as one printable line, marked when cut."""
-    raw = bytes(body or b"")
-    text = raw[: length * 4].decode("utf-8", errors="replace")
-    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-    return text[:length] + "…" if len(text) > length or len(raw) > length * 4 else text
 
 
 def _database(queryset: QuerySet[Any]) -> Any:
@@ -48,12 +39,10 @@ def _database(queryset: QuerySet[Any]) -> Any:
     return Database(queryset.db)
 
 
-class _QueueRowAdmin(admin.ModelAdmin):
+class _QueueRowAdmin(PurgeableAdmin):
     """What both pages share: read-only rows, payload preview, dates from epoch seconds."""
 
-    list_per_page = 100
     search_fields = ("topic",)
-    actions = ("purge",)
 
     @admin.display(description="payload")
     def payload(self, obj: Message | DeadLetter) -> str:
@@ -69,29 +58,6 @@ class _QueueRowAdmin(admin.ModelAdmin):
     def enqueued(self, obj: Message | DeadLetter) -> datetime | None:
         """Return the push time as a date."""
         return epoch_to_datetime(obj.enqueued_at)
-
-    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        """Offer purge instead of Django's generic "delete selected"."""
-        found = super().get_actions(request)
-        found.pop("delete_selected", None)
-        return found
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        """Messages come from ``push``, never from a form."""
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        """Rows are read-only here; the actions are the way to change them."""
-        return False
-
-    @admin.action(description="Purge the selected rows for good", permissions=["delete"])
-    def purge(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        """Delete the selected rows in one transaction."""
-        from django.db import transaction
-
-        with transaction.atomic(using=queryset.db):
-            deleted, _ = queryset.delete()
-        self.message_user(request, f"Purged {deleted} row(s).", messages.SUCCESS)
 
 
 @admin.register(Message)

@@ -8,16 +8,20 @@ server's HTTP API) in settings. :mod:`.sync` keeps a Django model indexed.
 
 from __future__ import annotations
 
-from .base import (
-    Document,
-    Hit,
-    Page,
-    Search,
-    SearchBatchTooLargeError,
-    SearchDocumentNotFoundError,
-    SearchError,
-    SearchQueryError,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import (
+        Document,
+        Hit,
+        Page,
+        Search,
+        SearchBatchTooLargeError,
+        SearchDocumentNotFoundError,
+        SearchError,
+        SearchQueryError,
+    )
 
 __all__ = [
     "Document",
@@ -29,3 +33,25 @@ __all__ = [
     "SearchError",
     "SearchQueryError",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "Document": "base",
+    "Hit": "base",
+    "Page": "base",
+    "Search": "base",
+    "SearchBatchTooLargeError": "base",
+    "SearchDocumentNotFoundError": "base",
+    "SearchError": "base",
+    "SearchQueryError": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

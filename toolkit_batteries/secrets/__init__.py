@@ -8,14 +8,18 @@ appear in a repr, a log line or an error.
 
 from __future__ import annotations
 
-from .base import (
-    InvalidSecretNameError,
-    SecretAccessDeniedError,
-    SecretNotFoundError,
-    Secrets,
-    SecretsError,
-    SecretsNotSupportedError,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import (
+        InvalidSecretNameError,
+        SecretAccessDeniedError,
+        SecretNotFoundError,
+        Secrets,
+        SecretsError,
+        SecretsNotSupportedError,
+    )
 
 __all__ = [
     "InvalidSecretNameError",
@@ -25,3 +29,23 @@ __all__ = [
     "SecretsError",
     "SecretsNotSupportedError",
 ]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "InvalidSecretNameError": "base",
+    "SecretAccessDeniedError": "base",
+    "SecretNotFoundError": "base",
+    "Secrets": "base",
+    "SecretsError": "base",
+    "SecretsNotSupportedError": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -11,6 +11,27 @@ all three::
 
 from __future__ import annotations
 
-from .base import DEFAULT_TTL, SessionStore, new_session_id
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import DEFAULT_TTL, SessionStore, new_session_id
 
 __all__ = ["DEFAULT_TTL", "SessionStore", "new_session_id"]
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
+#: Django loading this app (``django.setup()``) does not import the battery's code.
+_EXPORTS = {
+    "DEFAULT_TTL": "base",
+    "SessionStore": "base",
+    "new_session_id": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

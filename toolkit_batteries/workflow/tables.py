@@ -23,7 +23,15 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,50}$")
 
 
 def configured_table() -> str:
-    """Return the runs table the settings name (the default when unset or invalid)."""
+    """Return the runs table the settings name (the default when unset or invalid).
+
+    The models call this when Django loads them. Without a ``workflow`` entry in
+    ``TOOLKIT`` and without ``WORKFLOW__...`` variables there is nothing to read, and
+    loading the whole configuration (every battery's options) would cost ``django.setup()``
+    tens of milliseconds, so the default is returned at once.
+    """
+    if not _configured():
+        return DEFAULT_RUNS
     try:
         from toolkit_batteries.core.config import Config
 
@@ -32,6 +40,18 @@ def configured_table() -> str:
     except Exception:  # a broken configuration is reported by the checks, not at import
         return DEFAULT_RUNS
     return name if IDENTIFIER.match(name) else DEFAULT_RUNS
+
+
+def _configured() -> bool:
+    """Whether the settings or the environment say anything about ``workflow``."""
+    import os
+
+    from django.conf import settings
+
+    toolkit = getattr(settings, "TOOLKIT", None) if settings.configured else None
+    if isinstance(toolkit, dict) and any(str(key).strip().lower() == "workflow" for key in toolkit):
+        return True
+    return any(key.upper().startswith("WORKFLOW__") for key in os.environ)
 
 
 def step_table(runs: str | None = None) -> str:
