@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -83,6 +84,10 @@ def _check_params(params: Any) -> tuple[Any, ...]:
     if isinstance(params, _NOT_PARAMS):
         raise TypeError("params must be a sequence (tuple or list) matching the %s placeholders")
     return tuple(params)
+
+
+#: Tries of :meth:`Database.connect` while a new SQLite file is locked by its WAL switch.
+_LOCKED_ATTEMPTS = 8
 
 
 class MissingTablesError(ConfigurationError):
@@ -250,16 +255,25 @@ class Database(Service, _Queries):
 
         ``service`` names the battery that asked (``queue``), default this db service.
         """
-        try:
-            self.django_connection.ensure_connection()
-        except ToolkitError:
-            raise
-        except Exception as exc:
-            from .failures import describe_failure
+        for attempt in range(_LOCKED_ATTEMPTS):
+            try:
+                self.django_connection.ensure_connection()
+                return
+            except ToolkitError:
+                raise
+            except Exception as exc:
+                # A fresh SQLite file switching to WAL needs a moment of exclusive access:
+                # processes opening it at once get "database is locked" from the PRAGMA
+                # (SQLite's busy timeout does not cover it), so wait briefly and retry.
+                if "locked" in str(exc) and attempt + 1 < _LOCKED_ATTEMPTS:
+                    self.django_connection.close()
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                from .failures import describe_failure
 
-            raise ServiceUnavailableError(
-                service or self.service_name, describe_failure(exc), instance=self.instance
-            ) from None
+                raise ServiceUnavailableError(
+                    service or self.service_name, describe_failure(exc), instance=self.instance
+                ) from None
 
     @contextmanager
     def unavailable(
