@@ -15,7 +15,7 @@ PYPROJECT_HASH := $(shell sha256sum pyproject.toml | cut -c1-16)
 STAMP := $(VENV)/.stamp-$(PYPROJECT_HASH)
 PYTEST_ARGS ?=
 
-.PHONY: help venv services test demo lint bench clean distclean
+.PHONY: help venv services test demo lint bench bench-scale clean distclean
 
 help:
 	@echo "make demo       install, render project_template into ./demo, migrate, serve on :8080"
@@ -23,9 +23,11 @@ help:
 	@echo "make venv       create .venv and install the project with the dev extra"
 	@echo "make services   start the local PostgreSQL, Redis and RabbitMQ servers if stopped;"
 	@echo "                install the Debian packages the tests need (scripts/system-packages.sh)"
-	@echo "                and build pgvector into PostgreSQL (scripts/pgvector.sh) if missing"
+	@echo "                and build pgvector into PostgreSQL (scripts/pgvector.sh) if missing;"
+	@echo "                install the test OpenID provider's node packages (scripts/node-packages.sh)"
 	@echo "make lint       ruff check and ruff format --check"
 	@echo "make bench      run the benchmarks (python -m bench.run)"
+	@echo "make bench-scale  the full scale curves (python -m bench.run --scale)"
 	@echo "make clean      remove build output, caches and ./demo (distclean: also .venv)"
 
 venv: $(STAMP)
@@ -40,6 +42,7 @@ services:
 	@scripts/services.sh
 	@scripts/system-packages.sh
 	@scripts/pgvector.sh
+	@scripts/node-packages.sh
 
 # Lint and tests both run, so one CI log shows every failure; either one fails the target.
 # pytest's exit code 5 ("no tests collected") is non-zero, so it fails too, with a reason.
@@ -61,6 +64,9 @@ lint: venv
 
 bench: venv
 	$(VPY) -m bench.run
+
+bench-scale: venv
+	$(VPY) -m bench.run --scale
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache demo

@@ -4,7 +4,8 @@
   built with the same connection settings (the real Redis server, database 15, a unique
   key prefix deleted afterwards). The cache is the Django-held object
   (``container.cache()`` is ``caches[alias]``), fetched once per loop as a caller would.
-  Target: at least 0.8x the raw rate.
+  Target: at least 0.85x the raw rate (the cache is django-redis's RedisCache
+  subclass on the shared client; ``get_redis_connection`` returns that client).
 * ``memory`` cache ``set`` + ``get`` against Django's ``LocMemCache``, for a string and
   for a small dict. Target: at least 1x.
 
@@ -71,8 +72,8 @@ def bench_kvserver() -> Result:
         mine,
         theirs,
         "ops/s",
-        ">= 0.8x",
-        mine >= 0.8 * theirs,
+        ">= 0.85x",
+        mine >= 0.85 * theirs,
     )
 
 

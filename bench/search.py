@@ -109,22 +109,34 @@ def _fill(search: Any, documents: list) -> None:
         search.bulk_index("bench", documents[start : start + 1000])
 
 
-def _raw_runner(search: Any, execute: Callable[[str, list], list]) -> Callable[[str], list]:
+def _raw_runner(
+    search: Any, execute: Callable[[str, list], list], queries: list[str]
+) -> Callable[[str], list]:
+    """Return the baseline: each query's statement, built before timing, run raw.
+
+    The SQL and parameters are made once per query up front, so the timed baseline is
+    the driver and the database only (the toolkit's parser is not on its side).
+    """
     from toolkit_batteries.search.adapters.db import search_sql
     from toolkit_batteries.search.query import parse_query
 
-    def base(text: str) -> list:
-        sql, params = search_sql(
+    prepared = {
+        text: search_sql(
             search.dialect,
             search.instance,
             "bench",
             parse_query(text),
             {},
             11,
-            0,
+            None,
             True,
             search.language,
         )
+        for text in queries
+    }
+
+    def base(text: str) -> list:
+        sql, params = prepared[text]
         return execute(sql, params)
 
     return base
@@ -159,7 +171,7 @@ def bench_sqlite() -> Result:
 
         queries = _queries(documents)
         mine, theirs = _p50s(
-            lambda q: search.query("bench", q), _raw_runner(search, execute), queries
+            lambda q: search.query("bench", q), _raw_runner(search, execute, queries), queries
         )
     finally:
         if raw is not None:
@@ -210,7 +222,7 @@ def bench_postgres() -> Result:
 
         queries = _queries(documents)
         mine, theirs = _p50s(
-            lambda q: search.query("bench", q), _raw_runner(search, execute), queries
+            lambda q: search.query("bench", q), _raw_runner(search, execute, queries), queries
         )
     finally:
         if raw is not None:
@@ -226,3 +238,281 @@ def bench_postgres() -> Result:
 
 
 BENCHMARKS = (bench_sqlite, bench_postgres)
+
+
+# ---------------------------------------------------------------------- scale curves
+
+#: Sizes of the search curve: the default run, and ``--scale`` (1M documents).
+CURVE_SIZES = (10_000, 100_000)
+SCALE_SIZES = (10_000, 100_000, 1_000_000)
+#: A word every curve document ends with: a query matching all of them (page 1,000).
+EVERYWHERE = "corpus"
+DEEP_PAGE = 1000
+CURVE_QUERIES = 20
+
+
+def _curve_documents(count: int) -> list:
+    """Return ``count`` documents like :func:`_documents`, each ending with EVERYWHERE."""
+    from tests.batteries.search.corpus import paragraphs
+
+    sentences = [
+        s.strip()
+        for text in paragraphs()
+        for s in re.split(r"(?<=[.!?])\s+", text)
+        if len(s.split()) >= 5
+    ]
+    rng = random.Random(27)
+    return [
+        (
+            f"d{i}",
+            {
+                "body": " ".join(rng.choice(sentences) for _ in range(rng.randint(2, 4)))
+                + f" {EVERYWHERE}"
+            },
+            {"part": i % 10},
+        )
+        for i in range(count)
+    ]
+
+
+def _timed(ours: Callable[[], Any], base: Callable[[], Any], rounds: int) -> tuple[list, list]:
+    """Run both sides ``rounds`` times, alternating who goes first; return their times."""
+    mine: list[float] = []
+    theirs: list[float] = []
+    ours(), base()  # warm
+    for round_ in range(rounds):
+        sides = ((base, theirs), (ours, mine)) if round_ % 2 else ((ours, mine), (base, theirs))
+        for run, times in sides:
+            started = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - started)
+    return mine, theirs
+
+
+def _curve_points(engine: str, search: Any, execute: Callable, size: int, documents: list):
+    """Measure one size: page 1 over mixed queries, and page 1 vs page 1,000 of EVERYWHERE."""
+    from bench._curves import Point, percentiles
+    from toolkit_batteries.search.adapters.db import search_sql
+    from toolkit_batteries.search.query import parse_query
+
+    def statement(text: str, after: Any = None, limit: int = 11, highlight: bool = True):
+        return search_sql(
+            search.dialect,
+            search.instance,
+            "bench",
+            parse_query(text),
+            {},
+            limit,
+            after,
+            highlight,
+            search.language,
+        )
+
+    points = []
+    queries = _queries(documents[:size])[:CURVE_QUERIES]
+    prepared = {q: statement(q) for q in queries}
+    mine: list[float] = []
+    theirs: list[float] = []
+    for query in queries:
+        sql, params = prepared[query]
+        a, b = _timed(
+            lambda q=query: search.query("bench", q), lambda s=sql, p=params: execute(s, p), 3
+        )
+        mine += a
+        theirs += b
+    points.append(Point(f"{engine} toolkit page 1", size, *percentiles(mine)))
+    points.append(Point(f"{engine} raw SQL page 1", size, *percentiles(theirs)))
+    # Page 1,000 of a query matching every document: the keyset of hit 9,990.
+    skip = (DEEP_PAGE - 1) * 10
+    sql, params = statement(EVERYWHERE, None, skip, False)
+    last = execute(sql, params)[-1]
+    position = [float(last[5]), int(last[6])]
+    fingerprint = search._fingerprint("bench", parse_query(EVERYWHERE), {})
+    cursor = search._encode_cursor(position, fingerprint)
+    first_sql, first_params = statement(EVERYWHERE)
+    deep_sql, deep_params = statement(EVERYWHERE, tuple(position))
+    offset_sql = first_sql.replace("LIMIT %s", f"LIMIT %s OFFSET {skip}", 1)
+    cases = {
+        "page 1": (
+            lambda: search.query("bench", EVERYWHERE),
+            lambda: execute(first_sql, first_params),
+        ),
+        "page 1000": (
+            lambda: search.query("bench", EVERYWHERE, cursor=cursor),
+            lambda: execute(deep_sql, deep_params),
+        ),
+    }
+    for case, (ours, base) in cases.items():
+        a, b = _timed(ours, base, 10)
+        points.append(Point(f"{engine} toolkit '{EVERYWHERE}' {case}", size, *percentiles(a)))
+        points.append(Point(f"{engine} raw SQL '{EVERYWHERE}' {case}", size, *percentiles(b)))
+    _, offsets = _timed(lambda: None, lambda: execute(offset_sql, first_params), 10)
+    points.append(
+        Point(f"{engine} raw OFFSET '{EVERYWHERE}' page 1000", size, *percentiles(offsets))
+    )
+    return points
+
+
+def _curve_lines(points: list) -> list:
+    """Turn the points into bench lines: ratios with computed targets, the rest reported."""
+    from bench._curves import Line
+
+    by = {(p.series, p.size): p for p in points}
+    lines = []
+    for (series, size), point in by.items():
+        engine = series.split(" ")[0]
+        if series == f"{engine} toolkit page 1":
+            raw = by[(f"{engine} raw SQL page 1", size)]
+            lines.append(
+                Line(
+                    f"search {engine} page 1 p50 @{size:,} (q/s)",
+                    1000 / point.p50_ms,
+                    1000 / raw.p50_ms,
+                    "q/s",
+                    ">= 0.8x raw",
+                    point.p50_ms <= raw.p50_ms / 0.8,
+                )
+            )
+            lines.append(
+                Line(f"search {engine} page 1 p99 @{size:,}", point.p99_ms, raw.p99_ms, "ms")
+            )
+        if series == f"{engine} toolkit '{EVERYWHERE}' page 1000":
+            first = by[(f"{engine} toolkit '{EVERYWHERE}' page 1", size)]
+            lines.append(
+                Line(
+                    f"search {engine} page 1000 vs page 1 p50 @{size:,}",
+                    point.p50_ms,
+                    first.p50_ms,
+                    "ms",
+                    "<= 1.5x page 1",
+                    point.p50_ms <= 1.5 * first.p50_ms,
+                )
+            )
+            offset = by[(f"{engine} raw OFFSET '{EVERYWHERE}' page 1000", size)]
+            lines.append(
+                Line(
+                    f"search {engine} page 1000 keyset vs raw OFFSET @{size:,}",
+                    point.p50_ms,
+                    offset.p50_ms,
+                    "ms",
+                )
+            )
+    return lines
+
+
+def _curve_sqlite(sizes: tuple[int, ...], documents: list) -> list:
+    import sqlite3
+
+    from django.core.management import call_command
+    from django.db import connections
+
+    from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.container import Container
+    from toolkit_batteries.core.slots import slot_alias
+    from toolkit_batteries.db.databases import sqlite_entry
+
+    folder = tempfile.mkdtemp(prefix="bench-search-curve-")
+    path = os.path.join(folder, "search.sqlite3")
+    alias = slot_alias(connections, sqlite_entry(path), preferred="", prefix="bench_db")
+    call_command("migrate", "toolkit_search", database=alias, verbosity=0, interactive=False)
+    container = Container(Config.load({"search": {"adapter": "db", "options": {"dsn": path}}}, {}))
+    raw = None
+    points: list = []
+    try:
+        search = container.search()
+        raw = sqlite3.connect(path)
+
+        def execute(sql: str, params: list) -> list:
+            return raw.execute(sql.replace("%s", "?"), params).fetchall()
+
+        filled = 0
+        for size in sizes:
+            _fill(search, documents[filled:size])
+            filled = size
+            points += _curve_points("sqlite", search, execute, size, documents)
+    finally:
+        if raw is not None:
+            raw.close()
+        container.close()
+        connections[alias].close()
+        for name in os.listdir(folder):
+            os.unlink(os.path.join(folder, name))
+        os.rmdir(folder)
+    return points
+
+
+def _curve_postgres(sizes: tuple[int, ...], documents: list) -> list:
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+    from django.core.management import call_command
+    from django.db import connections
+
+    from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.container import Container
+    from toolkit_batteries.core.slots import slot_alias
+    from toolkit_batteries.db.databases import postgres_entry
+
+    name = f"bench_search_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    dsn = urlunsplit(urlsplit(POSTGRES_DSN)._replace(path=f"/{name}"))
+    raw = None
+    container = None
+    points: list = []
+    try:
+        alias = slot_alias(connections, postgres_entry(dsn), preferred="", prefix="bench_db")
+        call_command("migrate", "toolkit_search", database=alias, verbosity=0, interactive=False)
+        connections[alias].close()
+        block = {"adapter": "db", "options": {"dsn": dsn, "dedicated_pool": True}}
+        container = Container(Config.load({"search": block}, {}))
+        search = container.search()
+        raw = psycopg.connect(dsn, autocommit=True, prepare_threshold=None)
+
+        def execute(sql: str, params: list) -> list:
+            return raw.execute(sql, params).fetchall()
+
+        filled = 0
+        for size in sizes:
+            _fill(search, documents[filled:size])
+            filled = size
+            raw.execute("ANALYZE toolkit_search_document")
+            points += _curve_points("postgres", search, execute, size, documents)
+    finally:
+        if raw is not None:
+            raw.close()
+        if container is not None:
+            container.close()
+        for conn in connections.all(initialized_only=True):
+            if conn.settings_dict.get("NAME") == name:
+                conn.close()
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return points
+
+
+def curve() -> Any:
+    """Search p50/p99 by corpus size on both engines, page 1 vs page 1,000 (keyset)."""
+    from bench._curves import Lines, scale_requested, write_section
+
+    sizes = SCALE_SIZES if scale_requested() else CURVE_SIZES
+    documents = _curve_documents(sizes[-1])
+    points = _curve_sqlite(sizes, documents) + _curve_postgres(sizes, documents)
+    mode = "--scale" if scale_requested() else "default sizes"
+    write_section(
+        "search",
+        "search: query latency by corpus size, page 1 vs page 1,000",
+        points,
+        f"""`python -m bench.run search` ({mode}).
+Documents: 2 to 4 real sentences of the standard library's documentation (seeded), each
+ending with the word `{EVERYWHERE}`. *page 1*: {CURVE_QUERIES} two-word queries and
+phrases, `limit=10`, three rounds each. *'{EVERYWHERE}' page 1 / page 1000*: a query
+matching every document; page 1,000 is reached with the keyset cursor of hit 9,990
+(ten rounds). *raw SQL*: the very statement the adapter sends (built before timing), on
+a raw `sqlite3` / `psycopg` connection; *raw OFFSET*: the old way, the page-1 statement
+with `OFFSET 9990`.""",
+    )
+    return Lines(_curve_lines(points))
+
+
+BENCHMARKS = (*BENCHMARKS, curve)

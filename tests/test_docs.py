@@ -4,6 +4,7 @@
 * Every battery with adapters has a page under ``docs/batteries/`` naming each adapter and
   each option key.
 * Every relative link in ``README.md`` and ``docs/`` points to a file that exists.
+* Every environment variable a page shows is one the configuration (or the code) reads.
 
 Everything is read from the source tree, so a new check, adapter, option or page that the
 docs do not follow fails here.
@@ -187,3 +188,88 @@ def test_relative_links_resolve(markdown: Path) -> None:
         if not resolved.exists():
             broken.append(target)
     assert not broken, f"{markdown.relative_to(ROOT)} links to missing files: {broken}"
+
+
+# --------------------------------------------------------------------------- variables
+
+#: ``SERVICE__INSTANCE__FIELD``, ``TOOLKIT_JOBS__BROKER_URL``, ``TOOLKIT_METRICS``: an
+#: upper-case name with a double underscore, or any ``TOOLKIT_`` name.
+_ENV_VARIABLE = re.compile(
+    r"(?<![A-Za-z0-9_<])((?:[A-Z][A-Z0-9_]*__[A-Z0-9_]*|TOOLKIT_[A-Z0-9_]*)[A-Z0-9])"
+    r"(?![A-Za-z0-9_>])"
+)
+#: ``TOOLKIT_`` names read by no line of code, each for a documented reason.
+_UNREAD_BY_DESIGN = {
+    "TOOLKIT_INTERACTIVE": "configuration.md: accepted and ignored (no command prompts)",
+}
+#: Pages whose single-underscore ``TOOLKIT_<NAME>`` examples are secrets (the ``env``
+#: adapter of the secrets battery reads any such name).
+_SECRET_NAME_PAGES = {"secrets.md"}
+
+
+def _shown_variables() -> dict[str, set[str]]:
+    shown: dict[str, set[str]] = {}
+    for markdown in _markdown_files():
+        for match in _ENV_VARIABLE.finditer(markdown.read_text(encoding="utf-8")):
+            shown.setdefault(match.group(1), set()).add(markdown.name)
+    return shown
+
+
+def _source_text() -> str:
+    parts = []
+    for folder in ("toolkit_batteries", "toolkit_codegen", "project_template", "tests"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and path.suffix in {".py", ".py-tpl", ".toml", ".env", ".sh", ""}:
+                parts.append(path.read_text(encoding="utf-8", errors="ignore"))
+    return "\n".join(parts)
+
+
+def _read_by_configuration(variable: str) -> bool:
+    """Whether the configuration's environment layer (or a side setting) reads it."""
+    from toolkit_batteries.core.env import read_environ
+    from toolkit_batteries.core.options import env_paths
+    from toolkit_batteries.core.sidesettings import _ENTRIES, DECLARED
+
+    for module in (
+        "toolkit_batteries.queue.jobs.settings",
+        "toolkit_batteries.auth.revocation",
+        "toolkit_batteries.ratelimit.middleware",
+        "toolkit_batteries.scheduler.discovery",
+        "toolkit_batteries.permission.denial",
+        "toolkit_batteries.api_runtime.settings",
+    ):
+        importlib.import_module(module)
+    head = variable.split("__", 1)[0]
+    if head.startswith("TOOLKIT_"):
+        spec = DECLARED.get(head)
+        if spec is None:
+            return False
+        if "__" not in variable or spec.kind in _ENTRIES:
+            return True
+        key = variable.split("__", 1)[1]
+        return normalize(key) in env_paths(spec.value_type)
+    layer = read_environ({variable: "x"}, plugins=[head.lower()])
+    return bool(layer.services or layer.plugins)
+
+
+def test_the_variable_scan_finds_variables() -> None:
+    shown = _shown_variables()
+    assert "DB__DEFAULT__MAX_CONNS" in shown and "TOOLKIT_JOBS__BROKER_URL" in shown
+
+
+def test_every_environment_variable_a_page_shows_is_read() -> None:
+    """A page never shows a variable the code ignores (issue 23 defect 18).
+
+    ``observability.md`` showed ``TOOLKIT_OBSERVABILITY__DEFAULT__ENDPOINT``: ignored, as
+    every ``TOOLKIT_`` variable is by the configuration; a user following it got nothing.
+    """
+    source = _source_text()
+    unread = []
+    for variable, pages in sorted(_shown_variables().items()):
+        if "__" in variable:
+            ok = _read_by_configuration(variable)
+        else:
+            ok = variable in source or variable in _UNREAD_BY_DESIGN or pages <= _SECRET_NAME_PAGES
+        if not ok:
+            unread.append(f"{variable} ({', '.join(sorted(pages))})")
+    assert not unread, f"pages show environment variables nothing reads: {unread}"

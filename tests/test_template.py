@@ -34,6 +34,7 @@ EXPECTED_FILES = {
     f"{NAME}/wsgi.py",
     f"{NAME}/asgi.py",
     "api/__init__.py",
+    "api/apps.py",
     "api/views.py",
     "api/handlers.py",
     "accounts/__init__.py",
@@ -80,6 +81,9 @@ def _clean_env() -> dict[str, str]:
         if key.startswith(_TOOLKIT_PREFIXES) or key == "TOOLKIT_ENV":
             del env[key]
     env["DJANGO_SECRET_KEY"] = TEST_SECRET_KEY
+    # One web process: the template's memory state is right (toolkit_batteries.W020 when
+    # the topology is not declared; docs/deploy.md).
+    env["WEB_CONCURRENCY"] = "1"
     return env
 
 

@@ -209,6 +209,10 @@ def serve(
         ) from None
     from django.conf import settings
 
+    if workers is not None:
+        # The deployment checks read the topology from WEB_CONCURRENCY (gunicorn's own
+        # default for workers): --workers N is that many processes too (toolkit_batteries.E020).
+        os.environ["WEB_CONCURRENCY"] = str(workers)
     preflight(say)
     if not asgi:  # no --asgi flag: the router battery's adapter decides (router_a: ASGI)
         from toolkit_batteries.router.serving import serves_asgi

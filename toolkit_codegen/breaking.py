@@ -24,6 +24,17 @@ toolkit's extension; the original has none for them):
   ``job_retry_changed``, ``schedule_added``, ``schedule_removed``, ``schedule_changed``,
   ``saga_added``.
 
+Named enums (``enum Status { a, b }``) have their own kinds, since a field typed with one
+keeps its type name while the values change under it: breaking ``enum_removed``,
+``enum_value_removed`` and ``enum_value_added`` (a client decoding the enum exhaustively
+meets a value it does not know); informational ``enum_added`` and
+``enum_values_reordered`` (the order is not on the wire).
+
+A ``@renamed_from`` rename keeps the column's data, so ``field_renamed`` stays
+informational for storage; but when the entity or message travels in an rpc's request
+or response (directly or nested in a message), the JSON member clients read or send
+changes name: that is the breaking ``field_renamed_in_api``, naming the rpcs.
+
 Tighter validation (a smaller ``max_len``) is deliberately out of scope, as in the
 original. Modules are matched by (version, name); declarations by name within a module.
 """
@@ -63,10 +74,14 @@ BREAKING_KINDS: tuple[str, ...] = (
     "operation_returns_changed",
     "operation_http_changed",
     "operation_access_tightened",
+    "field_renamed_in_api",
     "job_removed",
     "job_params_changed",
     "saga_removed",
     "saga_steps_changed",
+    "enum_removed",
+    "enum_value_removed",
+    "enum_value_added",
 )
 INFO_KINDS: tuple[str, ...] = (
     "module_added",
@@ -85,6 +100,8 @@ INFO_KINDS: tuple[str, ...] = (
     "schedule_removed",
     "schedule_changed",
     "saga_added",
+    "enum_added",
+    "enum_values_reordered",
 )
 
 
@@ -108,12 +125,15 @@ def _label(module: Module) -> str:
 
 
 def _type(ref: TypeRef) -> str:
-    return f"enum({', '.join(ref.enum_values)})" if ref.name == "enum" else ref.name
+    base = f"enum({', '.join(ref.enum_values)})" if ref.name == "enum" else ref.name
+    return f"[{base}]" if ref.is_list else base
 
 
 class _Diff:
-    def __init__(self) -> None:
+    def __init__(self, api_types: dict[str, list[str]] | None = None) -> None:
         self.changes: list[Change] = []
+        #: Entity or message name -> the rpcs whose JSON carries it (the new schema's).
+        self.api_types = api_types or {}
 
     def add(self, kind: str, message: str, pos: Position | None) -> None:
         self.changes.append(Change(kind, message, kind in BREAKING_KINDS, pos))
@@ -153,6 +173,7 @@ class _Diff:
                 self.add("message_added", f"message {name} added", message.pos)
             else:
                 self.fields(name, old_messages[name].fields, message.fields)
+        self.enums(old, new)
         old_services = {s.name: s for s in old.services}
         new_services = {s.name: s for s in new.services}
         for name, service in old_services.items():
@@ -173,6 +194,34 @@ class _Diff:
                 else:
                     self.rpc(f"{name}.{rpc_name}", old_rpcs[rpc_name], rpc)
         self.background(old, new)
+
+    def enums(self, old: Module, new: Module) -> None:
+        """Compare named enums: every value change a client can observe breaks it.
+
+        A removed value is refused from then on (and old rows hold it); an added one
+        reaches clients that decode the enum exhaustively (generated clients, switch
+        statements) as a value they do not know. Only the order is invisible on the wire.
+        """
+        old_enums = {e.name: e for e in old.enums}
+        new_enums = {e.name: e for e in new.enums}
+        for name, enum in old_enums.items():
+            if name not in new_enums:
+                self.add("enum_removed", f"enum {name} removed", enum.pos)
+        for name, enum in new_enums.items():
+            before = old_enums.get(name)
+            if before is None:
+                self.add("enum_added", f"enum {name} added", enum.pos)
+                continue
+            for value in before.values:
+                if value not in enum.values:
+                    self.add("enum_value_removed", f"enum {name}: value {value} removed", enum.pos)
+            for value in enum.values:
+                if value not in before.values:
+                    self.add("enum_value_added", f"enum {name}: value {value} added", enum.pos)
+            kept_before = [v for v in before.values if v in enum.values]
+            kept_after = [v for v in enum.values if v in before.values]
+            if kept_before != kept_after:
+                self.add("enum_values_reordered", f"enum {name}: values reordered", enum.pos)
 
     def background(self, old: Module, new: Module) -> None:
         old_jobs = {j.name: j for j in old.jobs}
@@ -263,6 +312,15 @@ class _Diff:
                     f"field {owner}.{name} renamed to {target.name}",
                     target.pos,
                 )
+                rpcs = self.api_types.get(owner)
+                if rpcs:
+                    self.add(
+                        "field_renamed_in_api",
+                        f"field {owner}.{name} renamed to {target.name} changes the JSON of "
+                        f'{", ".join(rpcs)}: clients reading or sending "{name}" break (keep '
+                        "the old name in the schema, or add a new versioned route)",
+                        target.pos,
+                    )
                 self.field(owner, f, target)
             elif name not in new_by_name:
                 self.add("field_removed", f"field {owner}.{name} removed", f.pos)
@@ -384,7 +442,7 @@ def _saga_shape(s: Saga) -> tuple[tuple[str, str, str, bool], ...]:
 
 
 def _type_changed(old: TypeRef, new: TypeRef) -> bool:
-    if old.name != new.name:
+    if old.name != new.name or old.is_list != new.is_list:
         return True
     # Adding a value to an inline enum keeps old data valid; removing one does not.
     return bool(set(old.enum_values) - set(new.enum_values))
@@ -400,9 +458,36 @@ def _signature(params: Sequence[Param]) -> tuple[tuple[str, str, tuple[str, ...]
 
 def compare(old: Schema, new: Schema) -> list[Change]:
     """Return every change from ``old`` to ``new``, in a stable order."""
-    diff = _Diff()
+    diff = _Diff(_api_types(new))
     diff.schemas(old, new)
     return diff.changes
+
+
+def _api_types(schema: Schema) -> dict[str, list[str]]:
+    """Return entity/message name -> the rpcs (``Service.Rpc``) whose JSON carries it.
+
+    A type travels in an rpc's response (its return type) or request (a parameter's
+    type), and so does every message or entity a carried message's fields name.
+    """
+    members: dict[str, set[str]] = {}
+    for module in schema.modules:
+        for message in module.messages:
+            members.setdefault(message.name, set()).update(f.type.name for f in message.fields)
+    carried: dict[str, set[str]] = {}
+    for module in schema.modules:
+        for service in module.services:
+            for rpc in service.rpcs:
+                label = f"{service.name}.{rpc.name}"
+                todo = [rpc.returns.name, *(p.type.name for p in rpc.params)]
+                seen: set[str] = set()
+                while todo:
+                    name = todo.pop()
+                    if name in seen:
+                        continue
+                    seen.add(name)
+                    carried.setdefault(name, set()).add(label)
+                    todo.extend(members.get(name, ()))
+    return {name: sorted(labels) for name, labels in carried.items()}
 
 
 @dataclass(frozen=True)

@@ -200,6 +200,9 @@ class Builder:
     def type_ref(self, raw: Raw) -> TypeRef:
         items = raw.items
         optional = items[-1] == "?"
+        if raw.kind == "list_type":
+            element = SCALAR_ALIASES.get(items[1], items[1])
+            return TypeRef(element, self.pos(raw), optional, is_list=True)
         if items[0] == "enum" and len(items) == 3 and isinstance(items[1], list):
             return TypeRef("enum", self.pos(raw), optional, tuple(items[1]))
         return TypeRef(SCALAR_ALIASES.get(items[0], items[0]), self.pos(raw), optional)

@@ -22,6 +22,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .escaping import is_python_identifier, json_string
 from .grammar import ParsedFile, parse_file, sort_diagnostics
 from .nodes import Diagnostic, Module, Position, Schema, SourceFile
 
@@ -46,6 +47,10 @@ SCHEMA_SUFFIX = ".toolkit"
 _VERSION = re.compile(r"v[0-9]+")
 #: The directory name that marks a schema root when a single file is given.
 SCHEMA_DIR = "schema"
+#: The largest schema file the compiler reads (a 500-entity schema is about 100 KB), so
+#: a huge or hostile file costs a diagnostic, not the machine's memory.
+MAX_SCHEMA_BYTES = 2 * 1024 * 1024
+_TOO_BIG = f"file is larger than the {MAX_SCHEMA_BYTES // (1024 * 1024)} MiB limit for schema files"
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,9 @@ def load_paths(paths: Iterable[str | PathLike[str]]) -> LoadResult:
     entries: list[tuple[str, str, str]] = []
     for display, rel, path in files:
         try:
+            if path.stat().st_size > MAX_SCHEMA_BYTES:
+                problems.append(Diagnostic(Position(display, 1, 1), "load", _TOO_BIG))
+                continue
             data = path.read_bytes()
         except OSError as exc:
             problems.append(
@@ -191,7 +199,13 @@ def _load(entries: Sequence[tuple[str, str, str]], problems: list[Diagnostic]) -
     parsed: dict[str, ParsedFile] = {}
     schema = Schema()
     try:
-        ordered = sorted(entries, key=lambda e: (module_of_path(e[1]), e[1], e[0]))
+        fitting = [e for e in entries if len(e[2]) <= MAX_SCHEMA_BYTES]
+        diagnostics += [
+            Diagnostic(Position(e[0], 1, 1), "load", _TOO_BIG)
+            for e in entries
+            if len(e[2]) > MAX_SCHEMA_BYTES
+        ]
+        ordered = sorted(fitting, key=lambda e: (module_of_path(e[1]), e[1], e[0]))
         groups: dict[tuple[str, str], list[SourceFile]] = {}
         for display, rel, text in ordered:
             pf = parse_file(text, display)
@@ -200,7 +214,17 @@ def _load(entries: Sequence[tuple[str, str, str]], problems: list[Diagnostic]) -
             groups.setdefault(module_of_path(rel), []).append(pf.source)
         modules = []
         for (version, name), sources in sorted(groups.items()):
-            if name == "public":
+            if name and not is_python_identifier(name):
+                diagnostics.append(
+                    Diagnostic(
+                        Position(sources[0].path, 1, 1),
+                        "resolve",
+                        f"module directory {json_string(name)} is not an identifier: a module "
+                        "name becomes Python and SQL names, so use letters, digits and '_' "
+                        "(not first, and not a Python keyword); rename the directory",
+                    )
+                )
+            elif name == "public":
                 diagnostics.append(
                     Diagnostic(
                         Position(sources[0].path, 1, 1),
@@ -261,6 +285,7 @@ def compile_schema(
     raises :class:`~toolkit_codegen.backends.UnknownBackendError` (a usage error).
     """
     from .backends import BackendError, BackendOptions, generate, resolve_backends
+    from .verify import verify_files
 
     names = resolve_backends(list(backends))
     opts = options if options is not None else BackendOptions()
@@ -283,6 +308,10 @@ def compile_schema(
                     f"internal error in the {name} backend ({type(exc).__name__}: {exc})",
                 )
             )
+            continue
+        broken = verify_files(produced, result.schema, name)
+        if broken:  # a file that would not load is a compiler bug, and nothing is written
+            diagnostics.extend(broken)
             continue
         for rel, text in sorted(produced.items()):
             files[f"{name}/{rel}"] = text

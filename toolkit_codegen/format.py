@@ -126,6 +126,8 @@ def name_arg(value: str) -> str:
 def type_text(ref: TypeRef) -> str:
     """Return ``type[?]`` (inline enums as ``enum(a, b)``)."""
     base = f"enum({', '.join(ref.enum_values)})" if ref.name == "enum" else ref.name
+    if ref.is_list:
+        base = f"[{base}]"
     return base + ("?" if ref.optional else "")
 
 

@@ -68,7 +68,7 @@ SCALARS: tuple[str, ...] = (
     "date",
 )
 #: Accepted spellings that mean a scalar (``datetime`` is ``timestamp``).
-SCALAR_ALIASES: dict[str, str] = {"datetime": "timestamp"}
+SCALAR_ALIASES: dict[str, str] = {"datetime": "timestamp", "int": "int64", "float": "float64"}
 HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 #: The gRPC-canonical ``errors:`` codes and their HTTP statuses live in :mod:`.statuses`
@@ -99,9 +99,15 @@ class Diagnostic:
     severity: Literal["error", "warning"] = "error"
 
     def __str__(self) -> str:
-        """Return the one-line text form used by every command."""
+        """Return the one-line text form used by every command.
+
+        File names and echoed schema text are shown with control characters escaped, so
+        a diagnostic can neither drive the terminal nor forge a second line.
+        """
+        from .escaping import terminal_text
+
         prefix = "warning: " if self.severity == "warning" else ""
-        return f"{self.pos}: [{self.phase}] {prefix}{self.message}"
+        return terminal_text(f"{self.pos}: [{self.phase}] {prefix}{self.message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +121,16 @@ class TypeRef:
     optional: bool = False
     #: Values of an inline enum (empty otherwise).
     enum_values: tuple[str, ...] = ()
+    #: ``[string]``: a list whose elements are :attr:`name` (a scalar); ``optional`` is
+    #: then the list's own ``?``.
+    is_list: bool = False
+
+    @property
+    def element(self) -> TypeRef:
+        """Return the element type of a list (required), or the type itself."""
+        if not self.is_list:
+            return self
+        return TypeRef(self.name, self.pos, False, self.enum_values)
 
     @property
     def is_scalar(self) -> bool:
@@ -585,6 +601,36 @@ def permission_lookup_param(rpc: Rpc, entity: Entity) -> Param | None:
         if found is not None:
             return found
     return None
+
+
+def enforced_access(rpc: Rpc) -> dict[str, object]:
+    """Return how a call of ``rpc`` is checked, as the generated view enforces it.
+
+    ``{"auth": "required" | "none", "roles": [...], "permission": "<action>" | None}``.
+    A ``permission: check(...)`` authenticates (401 without a bearer token) even without
+    ``auth:``, so it reports ``auth: required``: one answer for ``toolkit routes``,
+    ``explain``, the handler stubs and the generated views.
+    """
+    auth, permission = rpc.auth, rpc.permission
+    checked = permission is not None and permission.check
+    required = (auth is not None and auth.required) or checked
+    return {
+        "auth": "required" if required else "none",
+        "roles": list(auth.roles) if auth is not None else [],
+        "permission": (permission.action or "") if checked and permission is not None else None,
+    }
+
+
+def access_text(rpc: Rpc) -> str:
+    """Return :func:`enforced_access` as text: ``required (roles: a), permission: note.edit``."""
+    access = enforced_access(rpc)
+    text = str(access["auth"])
+    roles = access["roles"]
+    if roles:
+        text += f" (roles: {', '.join(roles)})"  # type: ignore[arg-type]
+    if access["permission"]:
+        text += f", permission: {access['permission']}"
+    return text
 
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

@@ -10,9 +10,10 @@ code changes nothing, and a regenerated file diffs cleanly.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+from .escaping import py_string
 
 __all__ = [
     "LINE_LENGTH",
@@ -38,17 +39,8 @@ _INDENT = "    "
 
 
 def py_str(text: str) -> str:
-    """Return ``text`` as a double-quoted Python string literal.
-
-    A JSON string is a valid Python literal with the escapes black prefers; the one case
-    to switch quotes is a string holding ``"`` and no ``'`` (black's preferred form).
-    """
-    if text.isprintable() and "\\" not in text:
-        if '"' not in text:
-            return f'"{text}"'  # the common case, without json's work
-        if "'" not in text:
-            return f"'{text}'"
-    return json.dumps(text, ensure_ascii=False)
+    """Return ``text`` as a Python string literal (:func:`toolkit_codegen.escaping.py_string`)."""
+    return py_string(text)
 
 
 def py_literal(value: object) -> str:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .escaping import control_characters
 from .nodes import (
     Diagnostic,
     Position,
@@ -165,7 +166,7 @@ class Comment:
 TOKEN = re.compile(
     r"""
     (?P<comment>//[^\n]*)
-  | (?P<string>"(?:[^"\\\n]|\\[^\n])*(?P<close>")?)
+  | (?P<string>"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+(?P<close>")?)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)
   | (?P<num>[0-9]+(?:\.[0-9]+)?)
   | (?P<punct>->|[{}()\[\]:,@?;-])
@@ -184,6 +185,23 @@ def unescape(body: str) -> str:
     if "\\" not in body:
         return body
     return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(0)), body)
+
+
+def _refuse_controls(token: str, start: int, kind: str, loc: Locator, out: Scan) -> None:
+    """Report each control character inside a string or comment token at its own position.
+
+    C0 (but tab), DEL, C1 and the Unicode line/paragraph separators: raw, they would end
+    up in generated code and in terminals.
+    """
+    body = token.rstrip("\r") if kind == "comment" else token  # a CRLF line's comment
+    what = "a string" if kind == "string" else "a comment"
+    for offset, char in control_characters(body):
+        message = (
+            f"control character U+{ord(char):04X} is not allowed in {what} "
+            "(remove it, or write \\n or \\t in a string)"
+        )
+        out.diagnostics.append(Diagnostic(loc.pos(start + offset), "lex", message))
+        out.lex_error_offsets.add(start + offset)
 
 
 @dataclass
@@ -211,6 +229,8 @@ def scan_text(text: str, loc: Locator) -> Scan:
                 line_start = True
                 pending = None
             continue
+        if kind in ("comment", "string"):
+            _refuse_controls(m.group(), start, kind, loc, out)
         if kind == "comment":
             line, col = loc.line_col(start)
             standalone = line_start

@@ -9,10 +9,13 @@ becomes a :class:`~toolkit_codegen.nodes.Diagnostic`.
 
 from __future__ import annotations
 
+import dataclasses
+import keyword
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date
+from typing import Any
 
 from .cron import cron_problem
 from .grammar import did_you_mean, sort_diagnostics
@@ -48,6 +51,18 @@ STRING_SCALARS = frozenset({"string"})
 NUMERIC_SCALARS = frozenset({"int32", "int64", "float32", "float64"})
 INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 PRIMARY_SCALARS = frozenset({"uuid", "string", "int32", "int64"})
+#: The element types of a list type ``[T]`` (PostgreSQL array elements, JSON on SQLite).
+LIST_ELEMENTS = (
+    "string",
+    "uuid",
+    "bool",
+    "int32",
+    "int64",
+    "float32",
+    "float64",
+    "date",
+    "timestamp",
+)
 ON_DELETE = ("restrict", "cascade", "set_null")
 _LENGTH_RULES = ("min_len", "max_len", "format")
 _NUMBER_RULES = ("gt", "gte", "lt", "lte")
@@ -77,6 +92,18 @@ def validate(
     return sort_diagnostics(checker.diagnostics)
 
 
+def _named_nodes(value: object) -> Iterator[Any]:
+    """Yield every declared node (entity, field, rpc, ...) of a tree; not type references."""
+    if isinstance(value, tuple):
+        for item in value:
+            yield from _named_nodes(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type | TypeRef | Position):
+        if isinstance(getattr(value, "name", None), str) and hasattr(value, "pos"):
+            yield value
+        for f in dataclasses.fields(value):
+            yield from _named_nodes(getattr(value, f.name))
+
+
 class _Checker:
     def __init__(self, schema: Schema, broken: frozenset[str] = frozenset()) -> None:
         self.schema = schema
@@ -100,6 +127,7 @@ class _Checker:
     # ------------------------------------------------------------------ declarations
 
     def run(self) -> None:
+        self.check_python_keywords()
         self.declare()
         for module in self.schema.modules:
             for enum in module.enums:
@@ -119,6 +147,23 @@ class _Checker:
                 self.check_schedule(schedule)
             for saga in module.sagas:
                 self.check_saga(saga)
+
+    def check_python_keywords(self) -> None:
+        """Refuse declaration names that are Python keywords (they become class names).
+
+        ``None``, ``True`` and ``False`` look like ordinary names to the schema language
+        but cannot name a generated class or function. Fields and parameters are left to
+        the backends: the MCP server takes ``from`` as ``**arguments``, the Django
+        backends refuse it with their own diagnostic.
+        """
+        for node in _named_nodes(self.schema.modules):
+            if keyword.iskeyword(node.name) and not isinstance(node, Field | Param | Relation):
+                kind = type(node).__name__.lower()
+                self.error(
+                    node.pos,
+                    f'{kind} name "{node.name}" is a Python keyword; the generated code '
+                    "cannot use it, so choose another name",
+                )
 
     def declare(self) -> None:
         decls: list[tuple[int, Position, str, _Decl]] = []
@@ -172,6 +217,15 @@ class _Checker:
                 return None
             self.check_enum_values(ref.enum_values, ref.pos, f"the inline enum of {owner}")
             return "enum"
+        if ref.is_list:
+            if ref.name not in LIST_ELEMENTS:
+                self.error(
+                    ref.pos,
+                    f"a list holds scalars ({', '.join(LIST_ELEMENTS)}); [{ref.name}] is not "
+                    f"one{did_you_mean(ref.name, LIST_ELEMENTS)}",
+                )
+                return None
+            return "scalar"
         if ref.is_scalar:
             return "scalar"
         kind = self.kinds.get(ref.name)
@@ -311,6 +365,14 @@ class _Checker:
                     f"entity field {owner}.{f.name} cannot hold {_an(kind)} "
                     f"({f.type.name}); {hint}",
                 )
+            if f.type.is_list and (f.primary or f.unique or f.default is not None):
+                what = "@primary" if f.primary else "@unique" if f.unique else "@default"
+                self.error(
+                    f.pos,
+                    f"list field {owner}.{f.name} cannot be {what} (a list is stored as one "
+                    "array or JSON value; an absent list is [] or null with ?)",
+                )
+                continue
             if f.primary:
                 if f.optional:
                     self.error(f.pos, f"@primary field {owner}.{f.name} cannot be optional")
@@ -510,7 +572,13 @@ class _Checker:
                     self.error(param.pos, f"path parameter {name} cannot be optional")
             if http.method in ("GET", "DELETE"):
                 for p in rpc.params:
-                    if kinds.get(p.name) in ("entity", "message"):
+                    if p.type.is_list:
+                        self.error(
+                            p.pos,
+                            f"{http.method} rpc {label} has no request body: list parameter "
+                            f"{p.name} travels in a JSON body; use POST, PUT or PATCH",
+                        )
+                    elif kinds.get(p.name) in ("entity", "message"):
                         self.error(
                             p.pos,
                             f"{http.method} rpc {label} has no request body: parameter "

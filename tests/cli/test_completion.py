@@ -24,7 +24,18 @@ import pytest
 from tests.cli.conftest import base_env, run_toolkit
 from toolkit_batteries.cli.table import COMMANDS
 
-GENERATE = ["module", "entity", "job", "schedule", "server", "worker", "seed", "tinker", "adapter"]
+GENERATE = [
+    "module",
+    "entity",
+    "job",
+    "schedule",
+    "server",
+    "worker",
+    "deploy",
+    "seed",
+    "tinker",
+    "adapter",
+]
 DB = ["migrate", "rollback", "seed"]
 
 

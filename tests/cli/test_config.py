@@ -38,9 +38,11 @@ def test_outside_a_project_defaults_plus_environment_redacted(tmp_path: Path) ->
     text = run_toolkit("config", "show", cwd=tmp_path, env=env)
     assert text.returncode == 0, text
     lines = text.stdout.splitlines()
-    assert "cache (kvserver)" in lines and "db (sqlfile)" in lines and "log (slog)" in lines
-    assert "  addr: redis://:[redacted]@127.0.0.1:6379/15" in lines
-    assert "    secret: [redacted]" in lines  # auth -> jwt -> secret
+    # Adapters by product name; a value that is not a default ends with where it came from.
+    assert "cache (redis)  [CACHE__DEFAULT__ADAPTER]" in lines
+    assert "db (sqlite)" in lines and "log (slog)" in lines
+    assert "  addr: redis://:[redacted]@127.0.0.1:6379/15  [CACHE__DEFAULT__ADDR; used]" in lines
+    assert "    secret: [redacted]  [AUTH__DEFAULT__JWT_SECRET]" in lines  # auth -> jwt -> secret
 
     js = run_toolkit("config", "show", "--json", cwd=tmp_path, env=env)
     data = js.json["data"]
@@ -69,12 +71,12 @@ def test_inside_a_project_uses_its_settings(project_dir: Path) -> None:
     lines = text.stdout.splitlines()
     for header in (
         "ratelimit (memory)",
-        "ratelimit/login (memory)",
-        "ratelimit/register (memory)",
-        "db (sqlfile)",
+        "ratelimit/login (memory)  [settings.TOOLKIT]",
+        "ratelimit/register (memory)  [settings.TOOLKIT]",
+        "db (sqlite)  [settings.TOOLKIT]",
     ):
         assert header in lines
-    assert "  burst: 5" in lines  # the login instance's burst from settings.TOOLKIT
+    assert "  burst: 5  [settings.TOOLKIT]" in lines  # the login instance's, from settings
 
     body = run_toolkit("config", "show", "--json", cwd=project_dir, env=env).json
     assert body["exitCode"] == 0

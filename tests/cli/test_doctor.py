@@ -24,6 +24,9 @@ def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Render a project; its template installs ``toolkit_batteries.cache`` already."""
     root = render_project(tmp_path_factory.mktemp("doctor") / "demo")
     assert '"toolkit_batteries.cache",' in (root / "demo" / "settings.py").read_text()
+    # The template's job queue lives in the database: migrated, as its README says.
+    migrate = [sys.executable, "manage.py", "migrate", "--no-input"]
+    subprocess.run(migrate, cwd=root, env=base_env(), check=True, capture_output=True, timeout=120)
     return root
 
 

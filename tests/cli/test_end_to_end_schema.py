@@ -5,8 +5,8 @@ file of its own in ``schema/`` (the template's schema stays), ``toolkit add perm
 plus the rules in the settings, ``toolkit compile``, ``toolkit db migrate``, ``toolkit
 serve`` on a free port, then real HTTP: register and log in through the template's
 accounts app, the five CRUD rpcs served by their ORM defaults (no handler code), ``403``
-for a route whose role the caller lacks and for another owner's object under
-``permission: check(...)``, ``404`` for an unknown id. Last, ``toolkit schedule:run
+for a route whose role the caller lacks, ``404`` for an unknown id and for another
+owner's object under ``permission: check(...)``. Last, ``toolkit schedule:run
 --once`` dispatches the schedule's job into the database queue and ``toolkit queue:work
 --stop-when-empty`` runs it exactly once.
 """
@@ -218,13 +218,14 @@ def test_schema_with_job_schedule_permission_and_crud_end_to_end(tmp_path: Path)
         status, got, _ = _call(base, "GET", path, token=ann)
         assert got["name"] == "w1-renamed"
 
-        # permission: check(...) on another owner's object is 403, and changes nothing
+        # permission: check(...) on an object bob may not read is a 404, as an unknown id
+        # is (ids reveal nothing), and changes nothing
         status, body, _ = _call(base, "GET", path, token=bob)
-        assert (status, body["error"]["code"]) == (403, "permission_denied"), body
+        assert (status, body["error"]["code"]) == (404, "not_found"), body
         status, body, _ = _call(base, "PATCH", path, {"name": "stolen"}, bob)
-        assert (status, body["error"]["code"]) == (403, "permission_denied"), body
+        assert (status, body["error"]["code"]) == (404, "not_found"), body
         status, body, _ = _call(base, "DELETE", path, token=bob)
-        assert status == 403, body
+        assert status == 404, body
         status, got, _ = _call(base, "GET", path, token=ann)
         assert (status, got["name"]) == (200, "w1-renamed")
         # ... and needs a bearer token at all

@@ -33,6 +33,8 @@ def test_text_block(toolkit, work: Path) -> None:
         "    invoice_id:   uuid (path)",
         "    amount_cents: int64 (body)  @validate(gt: 0)",
         "  returns:    Payment (entity)",
+        "  runs:       the ORM CRUD default (create) unless handlers.py "
+        "PaymentService.record_payment is defined",
     ]
 
 

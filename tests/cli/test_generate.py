@@ -75,7 +75,7 @@ def test_generate_without_subcommand_is_a_usage_error(proj: Path) -> None:
     assert ran.returncode == 2
     assert ran.stderr.splitlines()[0] == (
         "toolkit generate: missing subcommand (want: module, entity, job, schedule, server, "
-        "worker, seed, tinker, adapter)"
+        "worker, deploy, seed, tinker, adapter)"
     )
     ran = run_toolkit("--json", "generate", cwd=proj)
     assert ran.json["exitCode"] == 2 and "missing subcommand" in ran.json["error"]
@@ -120,7 +120,13 @@ def test_schedule_dry_run_writes_nothing(proj: Path) -> None:
     args = ["generate", "schedule", "api", "Nightly", "--cron", "0 3 * * *", "--dispatch", "report"]
     ran = run_toolkit(*args, "--dry-run", cwd=proj)
     assert ran.returncode == 0, ran
-    assert ran.stdout.splitlines()[0] == "dry run: would write api/schedules.py"
+    assert ran.stdout.splitlines() == [
+        "  schedule Nightly {",
+        '    cron: "0 3 * * *"',
+        "    dispatch: Report()",
+        "  }",
+        "dry run: would append to schema/app.toolkit",
+    ]
     assert tree(proj) == before
 
 
@@ -208,28 +214,60 @@ def test_entity_is_not_written_when_the_schema_would_not_compile(proj: Path) -> 
 
 def test_job_and_schedule_refusals(proj: Path) -> None:
     assert run_toolkit("generate", "job", "api", "Report", cwd=proj).returncode == 0
-    (proj / "api" / "jobs.py").write_text(
-        (proj / "api" / "jobs.py").read_text() + "\n\ndef with_args(x: int) -> None:\n    pass\n"
-    )
+    args = ["generate", "job", "app", "WithArgs", "--param", "x:int32"]
+    assert run_toolkit(*args, cwd=proj).returncode == 0
     before = tree(proj)
     cases = [
-        (["job", "api", "Report"], "already defines 'report'"),
+        (["job", "api", "Report"], "already declared"),
         (["job", "api", "Other", "--queue", "a.b"], "invalid queue name"),
-        (["job", "nope", "Other"], "no app 'nope'"),
-        (["job", "../api", "Other"], "invalid app name"),
+        (["job", "nope", "Other"], "no module 'nope'"),
+        (["job", "../api", "Other"], "invalid module name"),
+        (["job", "api", "Other", "--param", "x:nosuch"], "nosuch"),
         (["schedule", "api", "S", "--cron", "0 3 * *", "--dispatch", "report"], "want 5 fields"),
         (["schedule", "api", "S", "--cron", "61 * * * *", "--dispatch", "report"], "0-59"),
         (["schedule", "api", "S", "--cron", "0 3 * * '", "--dispatch", "report"], "quotes"),
         (["schedule", "api", "S", "--cron", "0 3 * * xyz", "--dispatch", "report"], "xyz"),
-        (["schedule", "api", "S", "--cron", "0 3 * * *", "--dispatch", "nope"], "no job 'nope'"),
+        (["schedule", "api", "S", "--cron", "0 3 * * *", "--dispatch", "nope"], "no job 'Nope'"),
         (["schedule", "api", "S", "--cron", "0 3 * * *", "--dispatch", "with_args"], "param"),
-        (["schedule", "accounts", "S", "--cron", "* * * * *", "--dispatch", "x"], "no accounts"),
+        (["schedule", "api", "S", "--cron", "* * * * *", "--dispatch", 'WithArgs("x")'], "x"),
+        (["schedule", "accounts", "S", "--cron", "* * * * *", "--dispatch", "report"], "no module"),
     ]
     for args, message in cases:
         ran = run_toolkit("generate", *args, cwd=proj)
         assert ran.returncode == 3, (args, ran)
         assert message in ran.stderr, (args, ran)
     assert tree(proj) == before
+
+
+def test_job_and_schedule_are_schema_declarations_compile_turns_into_code(proj: Path) -> None:
+    steps = [
+        ["job", "api", "NightlyReport", "--queue", "reports", "--param", "day:string"],
+        ["job", "app", "cleanup"],
+        ["schedule", "api", "Nightly", "--cron", "0 3 * * *", "--dispatch", 'NightlyReport("x")'],
+        ["schedule", "app", "Weekdays", "--cron", "*/15 9-17 * * mon-fri", "--dispatch", "cleanup"],
+    ]
+    for args in steps:
+        ran = run_toolkit("generate", *args, cwd=proj)
+        assert ran.returncode == 0, (args, ran)
+    schema = (proj / "schema" / "app.toolkit").read_text()
+    assert "job NightlyReport(day: string) {\n  queue: reports\n}\n" in schema
+    assert "job Cleanup()\n" in schema
+    assert (
+        'schedule Weekdays {\n  cron: "*/15 9-17 * * mon-fri"\n  dispatch: Cleanup()\n}\n' in schema
+    )
+    assert not (proj / "api" / "jobs.py").exists()  # the compiler writes the stubs
+    assert _manage(proj, "compile_schema").returncode == 0
+    jobs = (proj / "api" / "jobs.py").read_text()
+    assert "def nightly_report(day: str) -> None:" in jobs and "def cleanup() -> None:" in jobs
+    shell = _manage(
+        proj,
+        "shell",
+        "-c",
+        "import api.jobs, api.schedules\n"
+        "print(sorted(s.name for s in api.schedules.SCHEDULES), api.jobs.nightly_report.queue)",
+    )
+    assert shell.returncode == 0, shell.stderr
+    assert shell.stdout.strip().splitlines()[-1] == "['Nightly', 'Weekdays'] reports"
 
 
 def test_generated_code_imports_runs_and_is_ruff_clean(proj: Path) -> None:
@@ -239,6 +277,13 @@ def test_generated_code_imports_runs_and_is_ruff_clean(proj: Path) -> None:
         ["job", "api", "Cleanup"],
         ["schedule", "api", "Nightly", "--cron", "0 3 * * *", "--dispatch", "NightlyReport"],
         ["schedule", "api", "Weekdays", "--cron", "*/15 9-17 * * mon-fri", "--dispatch", "cleanup"],
+    ]
+    for args in steps:
+        ran = run_toolkit("generate", *args, cwd=proj)
+        assert ran.returncode == 0, (args, ran)
+    # The schema declares them; compile writes api/jobs.py and api/schedules.py.
+    assert _manage(proj, "compile_schema").returncode == 0
+    steps = [
         ["seed"],
         ["tinker"],
         ["server"],
@@ -248,12 +293,7 @@ def test_generated_code_imports_runs_and_is_ruff_clean(proj: Path) -> None:
     for args in steps:
         ran = run_toolkit("generate", *args, cwd=proj)
         assert ran.returncode == 0, (args, ran)
-    schedules = (proj / "api" / "schedules.py").read_text()
-    assert "from .jobs import cleanup, nightly_report\n" in schedules
-    assert (
-        'SCHEDULES = [\n    Schedule("Nightly", cron="0 3 * * *", job=nightly_report),\n'
-        '    Schedule("Weekdays", cron="*/15 9-17 * * mon-fri", job=cleanup),\n]\n'
-    ) in schedules
+    assert "kept api/jobs.py" in ran.stdout  # `worker` keeps the compiler's jobs module
     assert (proj / "Procfile").read_text() == (
         "web: toolkit serve\nworker: toolkit queue:work\nscheduler: toolkit schedule:run\n"
     )
@@ -265,8 +305,6 @@ def test_generated_code_imports_runs_and_is_ruff_clean(proj: Path) -> None:
     assert 'models.Note.objects.get_or_create(\n        title="Example note",' in seeds
     _ruff_clean(
         proj,
-        proj / "api" / "jobs.py",
-        proj / "api" / "schedules.py",
         proj / "api" / "seeds.py",
         proj / "tinker.py",
         proj / "gunicorn.conf.py",

@@ -19,6 +19,7 @@ TEMPLATE_FILES = {
     "manage.py",
     "schema/app.toolkit",
     "api/__init__.py",
+    "api/apps.py",
     "api/handlers.py",
     "api/views.py",
     "accounts/__init__.py",

@@ -24,14 +24,24 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_text(toolkit, work: Path) -> None:
     ran = toolkit("routes", cwd=work)
     assert ran.returncode == 0, ran
+    routes = [
+        ("POST /v1/accounts -> (root).AccountService.CreateAccount", "none"),
+        ("GET /v1/accounts/{id} -> (root).AccountService.GetAccount", "required"),
+        (
+            "POST /v1/admin/accounts/{id}/disable -> (root).AdminService.DisableAccount",
+            "required (roles: admin)",
+        ),
+        ("GET /v1/invoices -> billing.InvoiceService.ListInvoices", "required"),
+        ("POST /v1/invoices -> billing.InvoiceService.CreateInvoice", "required (roles: billing)"),
+        ("GET /v1/invoices/{id} -> billing.InvoiceService.GetInvoice", "required"),
+        (
+            "POST /v1/invoices/{invoice_id}/payments -> billing.PaymentService.RecordPayment",
+            "required (roles: billing)",
+        ),
+    ]
+    width = max(len(route) for route, _ in routes)
     assert ran.stdout.splitlines() == [
-        "POST /v1/accounts -> (root).AccountService.CreateAccount",
-        "GET /v1/accounts/{id} -> (root).AccountService.GetAccount",
-        "POST /v1/admin/accounts/{id}/disable -> (root).AdminService.DisableAccount",
-        "GET /v1/invoices -> billing.InvoiceService.ListInvoices",
-        "POST /v1/invoices -> billing.InvoiceService.CreateInvoice",
-        "GET /v1/invoices/{id} -> billing.InvoiceService.GetInvoice",
-        "POST /v1/invoices/{invoice_id}/payments -> billing.PaymentService.RecordPayment",
+        f"{route.ljust(width)}  auth: {auth}" for route, auth in routes
     ]
     assert "discovered 2 file(s) under schema/" in ran.stderr
 
@@ -51,6 +61,7 @@ def test_json(toolkit, work: Path) -> None:
         "rpc": "GetInvoice",
         "auth": "required",
         "roles": [],
+        "permission": None,
         "paginated": False,
         "file": "schema/billing/billing.toolkit",
         "line": 29,

@@ -65,8 +65,9 @@ def only(kind: str, found: list[Change]) -> Change:
 
 def test_kind_lists_are_the_reference_facts() -> None:
     assert set(BREAKING_KINDS).isdisjoint(INFO_KINDS)
-    # The original's 11 and 8, plus this toolkit's kinds for access, jobs, schedules, sagas.
-    assert len(BREAKING_KINDS) == 16 and len(INFO_KINDS) == 16
+    # The original's 11 and 8, plus this toolkit's kinds for access, jobs, schedules, sagas
+    # and named enums.
+    assert len(BREAKING_KINDS) == 19 and len(INFO_KINDS) == 18
 
 
 def test_identical_schemas_have_no_changes() -> None:
@@ -116,6 +117,39 @@ def test_inline_enum_losing_a_value_is_a_type_change() -> None:
     old = OLD.replace("age: int32", "tier: enum(a, b)")
     assert changes(old.replace("enum(a, b)", "enum(a, b, c)"), old) == []
     only("field_type_changed", changes(old.replace("enum(a, b)", "enum(a)"), old))
+
+
+ENUMS = OLD.replace("  age: int32\n", "  tier: Tier\n") + "\nenum Tier { free, pro, team }\n"
+
+
+def test_named_enum_losing_a_value_is_breaking() -> None:
+    change = only("enum_value_removed", changes(ENUMS.replace("pro, team", "pro"), ENUMS))
+    assert change.breaking and change.message == "enum Tier: value team removed"
+
+
+def test_named_enum_gaining_a_value_is_breaking_for_exhaustive_clients() -> None:
+    change = only("enum_value_added", changes(ENUMS.replace("team }", "team, vip }"), ENUMS))
+    assert change.breaking and change.message == "enum Tier: value vip added"
+
+
+def test_named_enum_renaming_a_value_is_a_removal_and_an_addition() -> None:
+    found = changes(ENUMS.replace("team", "teams"), ENUMS)
+    assert [(c.kind, c.breaking) for c in found] == [
+        ("enum_value_removed", True),
+        ("enum_value_added", True),
+    ]
+
+
+def test_named_enum_removed_and_added() -> None:
+    unused = ENUMS + "enum Color { red }\n"
+    only("enum_removed", changes(ENUMS, unused))
+    added = only("enum_added", changes(unused, ENUMS))
+    assert not added.breaking
+
+
+def test_named_enum_reordered_is_informational() -> None:
+    change = only("enum_values_reordered", changes(ENUMS.replace("free, pro", "pro, free"), ENUMS))
+    assert not change.breaking
 
 
 def test_field_optionality_changed_only_optional_to_required() -> None:

@@ -296,7 +296,8 @@ def test_permission_check_on_the_loaded_object(client: Client) -> None:
     anonymous = send(client, "PUT", path, {"title": "green tea"})
     assert (anonymous.status_code, anonymous.json()["error"]["code"]) == (401, "unauthenticated")
     other = send(client, "PUT", path, {"title": "green tea"}, **bearer("bob"))
-    assert (other.status_code, other.json()["error"]["code"]) == (403, "permission_denied")
+    # bob may not read ann's item (no GET rpc grants it): as an unknown id, a 404
+    assert (other.status_code, other.json()["error"]["code"]) == (404, "not_found")
     owner = send(client, "PUT", path, {"title": "green tea"}, **bearer("ann"))
     assert owner.status_code == 200 and owner.json()["title"] == "green tea"
     unknown = send(
@@ -426,7 +427,7 @@ def test_fast_serialisation_and_validation_equal_drf(app: Any, db: Any) -> None:
         with timezone.override(zone):
             fast = _codec(s.ItemSerializer).represent(item)
             assert fast == s.ItemSerializer().to_representation(item), zone
-    assert fast["created_at"].endswith("-05:00") or fast["created_at"].endswith("-06:00")
+    assert fast["created_at"].endswith("Z")  # a timestamp is answered in UTC, any zone
     request = s.ItemServiceCreateItemRequestSerializer
     for data in (
         {"title": "a", "owner": "ann"},

@@ -272,6 +272,29 @@ def _replace_stubs(handlers: str) -> str:
     return "\n\n\ndef ".join(kept) + textwrap.dedent(REAL_HANDLERS)
 
 
+#: Calls the HTTP side of the same rpcs answers 400: the server refuses them the same way.
+INVALID_CALLS = [
+    ("object", "default_OrderService_CreateOrder", {"user_id": "u1", "title": {"x": 1}}),
+    ("list", "default_OrderService_CreateOrder", {"user_id": ["u1"], "title": "Tea"}),
+    ("long", "default_OrderService_CreateOrder", {"user_id": "u1", "title": "x" * 201}),
+    ("empty", "default_OrderService_CreateOrder", {"user_id": "u1", "title": ""}),
+    ("email", "default_UserService_CreateUser", {"email": "secret-value", "name": "A"}),
+    ("extra", "default_OrderService_CreateOrder", {"user_id": "u1", "title": "T", "x": 1}),
+    ("limit", "default_OrderService_ListOrders", {"user_id": "u1", "limit": 0}),
+    ("float", "default_OrderService_ListOrders", {"user_id": "u1", "limit": 1.5}),
+]
+INVALID_ANSWERS = {
+    "object": "title: must be of type string",
+    "list": "user_id: must be of type string",
+    "long": "title: must be at most 200 characters long",
+    "empty": "title: must be at least 1 characters long",
+    "email": "email: must be a valid email",
+    "extra": "arguments: unknown argument",
+    "limit": "limit: must be at least 1",
+    "float": "limit: must be of type integer",
+}
+
+
 def test_generated_server_answers_a_real_mcp_client(tmp_path: Path) -> None:
     files = compiled("spec_example")
     for rel, text in files.items():
@@ -305,6 +328,8 @@ def test_generated_server_answers_a_real_mcp_client(tmp_path: Path) -> None:
             seen["raises"] = await session.call_tool(
                 "default_UserService_CreateUser", {"email": "a@b.c", "name": "A"}
             )
+            for key, tool, arguments in INVALID_CALLS:
+                seen[key] = await session.call_tool(tool, arguments)
             with pytest.raises(MCPError, match="unknown tool: nope"):
                 await session.call_tool("nope", {})
 
@@ -325,7 +350,12 @@ def test_generated_server_answers_a_real_mcp_client(tmp_path: Path) -> None:
     assert stub.content[0].text == "not implemented: default_UserService_GetUser"
     bad = seen["bad_args"]
     assert bad.is_error is True
-    assert "missing a required argument: 'id'" in bad.content[0].text
+    assert bad.content[0].text == "Input validation error: id: required"
+    for key, _tool, _arguments in INVALID_CALLS:  # refused before the handler ran
+        result = seen[key]
+        assert result.is_error is True, key
+        assert result.content[0].text == f"Input validation error: {INVALID_ANSWERS[key]}"
+        assert "secret-value" not in result.content[0].text
     real = seen["real"]
     assert real.is_error is False
     assert json.loads(real.content[0].text) == {

@@ -11,6 +11,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from toolkit_codegen.backends import BackendError, BackendOptions, openapi
+from toolkit_codegen.backends._jsonschema import NO_NUL_PATTERN as NO_NUL
 from toolkit_codegen.backends._jsonschema import render_json
 from toolkit_codegen.backends.openapi import json_schema_for_entity
 from toolkit_codegen.compiler import compile_schema, load_paths, load_sources
@@ -223,7 +224,10 @@ def test_parameters_body_pagination_errors_and_roles() -> None:
     names = [(p["in"], p["name"], p["required"]) for p in listing["parameters"]]
     assert names == [("query", "role", True), ("query", "cursor", False), ("query", "limit", False)]
     assert listing["parameters"][0]["schema"] == {"$ref": "#/components/schemas/default_Role"}
-    assert listing["parameters"][2]["schema"] == {"type": "integer", "format": "int32"}
+    limit = {"type": "integer", "format": "int32", "minimum": 1, "maximum": 200}
+    assert listing["parameters"][2]["schema"] == limit
+    # A cursor's format: empty (first page) or position "." 43-character signature.
+    assert listing["parameters"][1]["schema"]["pattern"] == "^$|^[\\s\\S]*\\.[A-Za-z0-9_-]{43}$"
     page = listing["responses"]["200"]["content"]["application/json"]["schema"]
     assert page["properties"]["items"] == {
         "type": "array",
@@ -236,7 +240,7 @@ def test_parameters_body_pagination_errors_and_roles() -> None:
     assert body == {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "maxLength": 10},
+            "name": {"type": "string", "maxLength": 10, "pattern": NO_NUL},
             "filter": {"$ref": "#/components/schemas/default_Filter"},
         },
     }
@@ -249,8 +253,14 @@ def test_scalar_mapping_validation_overlay_nullable_and_enums() -> None:
     doc = doc_of(PARAMS_SCHEMA)
     schemas = doc["components"]["schemas"]
     props = schemas["default_Account"]["properties"]
-    assert props["email"] == {"type": "string", "format": "email", "maxLength": 320}
-    assert props["site"] == {"type": "string", "format": "uri", "nullable": True}
+    # Every string states that NUL is refused (the server refuses it).
+    assert props["email"] == {
+        "type": "string",
+        "format": "email",
+        "maxLength": 320,
+        "pattern": NO_NUL,
+    }
+    assert props["site"] == {"type": "string", "format": "uri", "nullable": True, "pattern": NO_NUL}
     assert props["age"] == {
         "type": "integer",
         "format": "int32",
@@ -272,7 +282,7 @@ def test_scalar_mapping_validation_overlay_nullable_and_enums() -> None:
     assert props["ratio"] == {"type": "number", "format": "float"}
     assert props["born"] == {"type": "string", "format": "date", "nullable": True}
     assert props["avatar"] == {"type": "string", "format": "byte", "nullable": True}
-    assert props["extra"] == {"type": "object", "nullable": True}
+    assert props["extra"] == {"nullable": True}  # json?: any JSON value, null included
     assert schemas["default_Account"]["required"] == ["id"]
     assert schemas["default_Role"] == {"type": "string", "enum": ["admin", "member"]}
     # A named enum is one shared component; an optional reference stays a valid 3.0 schema.

@@ -89,6 +89,12 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
     "tenant": {
         "allowed": "issue 17 #4: unknown tenants answer 400, so the known ones are listed",
     },
+    "vectorstore": {
+        "index": "issue 27: the approximate index (HNSW, IVFFlat) of db on pgvector",
+        "index_metric": "issue 27: the metric that approximate index serves",
+        "ef_search": "issue 27: HNSW recall knob, also settable per query",
+        "probes": "issue 27: IVFFlat recall knob, also settable per query",
+    },
     "search": {
         "allow_private": "issue 15 #1 (outbound rules): searchengine refuses a private or "
         "loopback host (also after DNS resolution) unless this is set",
@@ -129,6 +135,12 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
         "allow_insecure": "issue 13 #2 (outbound rules): an http endpoint or fetched URL",
         "allow_private": "issue 13 #2 (outbound rules): an endpoint or fetched URL on a "
         "private, loopback or link-local address (also after DNS resolution)",
+        "storage": "issue 24 #4: media stores through a STORAGES alias instead of "
+        "re-declaring the storage options",
+    },
+    "permission": {
+        "resource_roles": "issue 30 #3: a function giving the caller roles relative to the "
+        "object (team membership), which rbac and policyfile rules match",
     },
 }
 
@@ -144,6 +156,15 @@ PLACEHOLDERS: dict[tuple[str, str], Any] = {
     ("outbox", "slot"): "toolkit_outbox_slot",
     ("outbox", "publication"): "toolkit_outbox_pub",
     ("secrets", "prefix"): "TOOLKIT",
+}
+
+#: Defaults that differ from the spec's table on purpose, with the reason.
+DELIBERATE_DEFAULTS: dict[tuple[str, str], tuple[Any, str]] = {
+    ("tenant", "header"): (
+        "",
+        "issue 23 #8: empty means X-Tenant-ID without subdomain_regex and no header source "
+        "with it, so a client's header cannot pick the tenant of an unmatched host",
+    ),
 }
 
 #: Spec words that mean the zero value ("the adapter applies its own default").
@@ -368,6 +389,8 @@ def test_defaults_match_the_spec(service):
         spec, value = resolve(cls, paths[normalize(key)])
         if (service, key) in PLACEHOLDERS:
             expected = PLACEHOLDERS[service, key]
+        elif (service, key) in DELIBERATE_DEFAULTS:
+            expected = DELIBERATE_DEFAULTS[service, key][0]
         else:
             expected = spec_value(spec.kind, row["default"])
         assert value == expected, key
@@ -588,6 +611,9 @@ RANGES = {
     ("observability", "sample_ratio"): (0, 1),
     ("resilience", "breaker.failure_ratio"): (0, 1),
     ("log", "min_level"): (0, 4),  # "0 debug ... 4 fatal"
+    # issue 27: pgvector's own limits (hnsw.ef_search 1-1000, ivfflat.probes 1-32768).
+    ("vectorstore", "ef_search"): (1, 1000),
+    ("vectorstore", "probes"): (1, 32768),
 }
 
 

@@ -158,6 +158,7 @@ def test_every_battery_side_setting_is_declared_and_documented():
 
     import toolkit_batteries.api_runtime.settings
     import toolkit_batteries.auth.revocation
+    import toolkit_batteries.permission.denial
     import toolkit_batteries.queue.jobs.settings
     import toolkit_batteries.ratelimit.middleware
     import toolkit_batteries.scheduler.discovery  # noqa: F401
@@ -170,6 +171,7 @@ def test_every_battery_side_setting_is_declared_and_documented():
         "TOOLKIT_RATELIMIT_RULES",
         "TOOLKIT_SCHEDULES",
         "TOOLKIT_CODEGEN_APP",
+        "TOOLKIT_PERMISSION_DENIED_STATUS",
     }
     for name in battery:
         assert f"`{name}`" in page and DECLARED[name].env_form in page

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.conf import settings
 from django.test import Client, override_settings
 
 from tests.batteries.ratelimit.private_redis import PrivateRedis
@@ -26,6 +27,36 @@ def fresh_services():
     services.close()
 
 
+class Clock:
+    """The readiness cache's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    from toolkit_batteries.http import health
+
+    fake = Clock()
+    monkeypatch.setattr(health, "clock", fake)
+    monkeypatch.setattr(health, "_cache", health._Cache())
+    return fake
+
+
+#: A project that installs only the db and lock batteries (the test settings install all).
+FEW_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "toolkit_batteries",
+    "toolkit_batteries.db",
+    "toolkit_batteries.lock",
+]
+
+
 def rows_of(response) -> dict[tuple[str, str], dict]:
     body = json.loads(response.content)
     return {(row["service"], row["instance"]): row for row in body["services"]}
@@ -42,13 +73,10 @@ def test_healthz_is_liveness_and_touches_no_server(fresh_services):
     assert Client().post("/healthz").status_code == 405
 
 
-def test_readyz_is_200_with_one_row_per_opened_service(fresh_services):
+def test_readyz_has_a_row_for_every_configured_service_on_a_fresh_start(fresh_services, clock):
     lock = {"default": {"adapter": "memory"}, "second": {"adapter": "memory"}}
-    with override_settings(TOOLKIT={"lock": lock}):
-        assert json.loads(Client().get("/readyz").content) == {"status": "ok", "services": []}
-        services.lock()
-        services.lock("second")
-        services.db()
+    with override_settings(TOOLKIT={"lock": lock}, INSTALLED_APPS=FEW_APPS):
+        assert services.container().opened() == ()  # nothing used since start
         response = Client().get("/readyz")
         assert response.status_code == 200 and response["Cache-Control"] == "no-store"
         rows = rows_of(response)
@@ -59,18 +87,38 @@ def test_readyz_is_200_with_one_row_per_opened_service(fresh_services):
     assert all("error" not in row for row in rows.values())
 
 
-def test_readyz_is_503_naming_the_service_whose_redis_stopped(fresh_services, redis_server):
+def test_readyz_lists_every_installed_battery_of_the_test_project(fresh_services, clock):
+    from toolkit_batteries.core.catalog import SERVICES
+
+    rows = rows_of(Client().get("/readyz"))
+    installed = {name.rpartition(".")[2] for name in settings.INSTALLED_APPS}
+    assert {service for service, _ in rows} == installed & set(SERVICES)
+
+
+def test_readyz_reuses_its_answer_for_one_second(fresh_services, clock, redis_server):
+    toolkit = {"lock": {"adapter": "kvserver", "options": {"addr": redis_server.addr}}}
+    with override_settings(TOOLKIT=toolkit, INSTALLED_APPS=FEW_APPS):
+        assert Client().get("/readyz").status_code == 200
+        redis_server.stop()
+        clock.now += 0.9  # a load balancer probing again within the second: no probe run
+        assert Client().get("/readyz").status_code == 200
+        clock.now += 0.2
+        response = Client().get("/readyz")
+    assert response.status_code == 503
+    assert rows_of(response)["lock", "default"]["status"] == "error"
+
+
+def test_readyz_is_503_naming_the_service_whose_redis_stopped(fresh_services, clock, redis_server):
     toolkit = {
         "lock": {"adapter": "memory"},
         "ratelimit": {"adapter": "kvserver", "options": {"kvserver": {"addr": redis_server.addr}}},
         "resilience": {"adapter": "memory"},
     }
-    with override_settings(TOOLKIT=toolkit):
-        services.lock()
+    with override_settings(TOOLKIT=toolkit, INSTALLED_APPS=FEW_APPS):
         services.ratelimit().allow("warm-up", 1)
-        services.resilience()
         assert Client().get("/readyz").status_code == 200
         redis_server.stop()
+        clock.now += 5
         response = Client().get("/readyz")
         rows = rows_of(response)
     assert response.status_code == 503

@@ -148,7 +148,7 @@ def test_the_kvserver_watch_retry_loop_gives_up_after_a_bounded_number_of_races(
     key = "contended"
     made = cache.namespace + cache.make_and_validate_key(key)
     attempts = 0
-    real_pipeline = cache._client.pipeline
+    real_pipeline = cache._redis.pipeline
 
     def contended_pipeline(*args, **kwargs):
         pipe = real_pipeline(*args, **kwargs)
@@ -166,7 +166,7 @@ def test_the_kvserver_watch_retry_loop_gives_up_after_a_bounded_number_of_races(
 
     try:
         cache.set(key, 1.5)  # a float: incr takes the WATCH/MULTI path
-        monkeypatch.setattr(cache._client, "pipeline", contended_pipeline)
+        monkeypatch.setattr(cache._redis, "pipeline", contended_pipeline)
         with pytest.raises(ServiceUnavailableError, match="races"):
             cache.incr(key)
         assert attempts == kv_adapter.MAX_WATCH_ATTEMPTS

@@ -181,7 +181,7 @@ def test_a_certificate_for_another_host_name_is_refused(tls_redis):
     port = start("other")
     container, cache = open_cache(port)
     try:
-        kwargs = cache._client.connection_pool.connection_kwargs
+        kwargs = cache.client.get_client().connection_pool.connection_kwargs
         assert kwargs["ssl_check_hostname"] is True  # passed explicitly, not left to redis-py
         with pytest.raises(ServiceUnavailableError, match="cannot reach"):
             cache.set("k", "v")

@@ -30,6 +30,9 @@ PRODUCTION = {
     "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
     "DJANGO_ALLOWED_HOSTS": "api.example.com",
     "AUTH__DEFAULT__JWT_SECRET": secrets.token_urlsafe(48),
+    # One web process, no worker: the template's memory ratelimit/session state is right
+    # (toolkit_batteries.W020 otherwise; docs/deploy.md moves it for several processes).
+    "WEB_CONCURRENCY": "1",
 }
 
 

@@ -81,7 +81,8 @@ class AIProviderError(AIError):
 
     ``status`` is the HTTP status (``None`` without an answer), ``kind`` the provider's
     error type (``rate_limit_error``, ``RESOURCE_EXHAUSTED``, ``timeout``,
-    ``connection``), ``retryable`` whether another attempt may succeed. ``detail`` is the
+    ``connection``), ``retryable`` whether another attempt may succeed, ``retry_after``
+    the seconds the provider's ``Retry-After`` asked for (``None``). ``detail`` is the
     provider's own message with the key removed; it is not part of ``str(exc)``, because
     providers quote request content in it.
     """
@@ -97,6 +98,7 @@ class AIProviderError(AIError):
         kind: str,
         retryable: bool,
         detail: str = "",
+        retry_after: float | None = None,
     ) -> None:
         self.instance = instance
         self.adapter = adapter
@@ -104,6 +106,8 @@ class AIProviderError(AIError):
         self.kind = kind
         self.retryable = retryable
         self.detail = detail
+        #: Seconds the provider asked to wait (its ``Retry-After``); the retry honours it.
+        self.retry_after = retry_after
         answered = f"answered HTTP {status}" if status is not None else "failed"
         super().__init__(f"ai.{instance}: the {adapter} provider {answered} ({kind})")
 

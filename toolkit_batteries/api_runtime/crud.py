@@ -19,6 +19,10 @@ hand-written one: it gets the validated parameters and returns a model instance 
 - Unknown primary key: ``404 not_found`` (``no such note``).
 - A unique or foreign-key violation on create or update: ``409 aborted``; the database
   refused the row, nothing was written (the write runs in its own transaction).
+- Relations: a ``belongs_to``'s column parameter (``team_id``) and a ``many_to_many``'s
+  id list (``tags: [uuid]``) must name rows that exist, else ``400 invalid_argument``
+  naming the parameter (never the ids); the id list replaces the relation's rows, in the
+  same transaction as the row (``m2m_changed`` fires, so a ``ModelIndex`` follows).
 - ``list_page``: keyset pagination on ``order`` (the last field is the primary key, so
   the order is total): a page never repeats or skips a row when rows are inserted or
   deleted between pages. The cursor holds the last row's key, and the generated view
@@ -88,9 +92,14 @@ def create(model: type[Model]) -> Handler:
 
     def handler(self: Any, request: Any, **params: Any) -> Any:
         values = {k: v for k, v in params.items() if v is not None}
+        links = _split_links(model, values)
+        _check_references(model, values, links)
         try:
             with transaction.atomic(using=model._default_manager.db):
-                return model._default_manager.create(**values)
+                obj = model._default_manager.create(**values)
+                for name, ids in links.items():
+                    getattr(obj, name).set(ids)
+                return obj
         except IntegrityError:
             raise _conflict(model) from None
 
@@ -106,21 +115,61 @@ def update(model: type[Model], lookup: str, *, partial: bool) -> Handler:
 
     def handler(self: Any, request: Any, **params: Any) -> Any:
         obj = _load(model, lookup, params[lookup])
-        changed = []
-        for name, value in params.items():
-            if name == lookup or (partial and value is None):
-                continue
+        values = {
+            name: value
+            for name, value in params.items()
+            if name != lookup and not (partial and value is None)
+        }
+        links = _split_links(model, values)
+        _check_references(model, values, links)
+        changed = list(values)
+        for name, value in values.items():
             setattr(obj, name, value)
-            changed.append(name)
-        if changed:
+        if changed or links:
             try:
                 with transaction.atomic(using=model._default_manager.db):
-                    obj.save(update_fields=changed)
+                    if changed:
+                        obj.save(update_fields=changed)
+                    for name, ids in links.items():
+                        getattr(obj, name).set(ids or [])
             except IntegrityError:
                 raise _conflict(model) from None
         return obj
 
     return _named(handler, "update", model)
+
+
+def _split_links(model: type[Model], values: dict[str, Any]) -> dict[str, list[Any]]:
+    """Move the many_to_many id lists out of ``values`` (they are set after the row)."""
+    links: dict[str, list[Any]] = {}
+    for name in list(values):
+        try:
+            field = model._meta.get_field(name)
+        except Exception:  # FieldDoesNotExist: a column parameter under its attname
+            continue
+        if field.many_to_many:
+            links[name] = list(values.pop(name) or [])
+    return links
+
+
+def _check_references(
+    model: type[Model], values: dict[str, Any], links: dict[str, list[Any]]
+) -> None:
+    """Answer 400 naming the parameter when a foreign key or an id names no row."""
+    problems: dict[str, list[str]] = {}
+    for field in model._meta.concrete_fields:
+        if field.is_relation and field.attname in values and values[field.attname] is not None:
+            target = field.related_model._default_manager  # type: ignore[union-attr]
+            if not target.filter(pk=values[field.attname]).exists():
+                problems[field.attname] = [f"no such {_label(field.related_model)}"]
+    for name, ids in links.items():
+        field = model._meta.get_field(name)
+        target = field.related_model._default_manager  # type: ignore[union-attr]
+        wanted = set(ids)
+        if len(wanted) != target.filter(pk__in=wanted).count():
+            problems[name] = [f"every id must name an existing {_label(field.related_model)}"]
+    if problems:
+        raise ApiError(400, "invalid_argument", "invalid request", problems)
 
 
 def list_page(model: type[Model], order: Sequence[str]) -> Handler:

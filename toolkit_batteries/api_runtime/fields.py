@@ -10,16 +10,20 @@ and shapes things as the compiled ``openapi.json`` does:
   drf-spectacular's ``<Field>Enum``); an inline ``enum(a, b)`` stays inline.
 - :class:`GreaterThanValidator` / :class:`LessThanValidator`: ``@validate(gt:, lt:)``, the
   exclusive bounds Django has no validator for.
+- :class:`RelatedIdsField`: a ``many_to_many`` answered as the related rows' ids.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import datetime
+import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from django.core.validators import BaseValidator
+from django.utils.dateparse import parse_datetime
 from django.utils.deconstruct import deconstructible
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
@@ -31,10 +35,22 @@ __all__ = [
     "INT32_MIN",
     "INT64_MAX",
     "INT64_MIN",
+    "JSON_VALUE_SCHEMA",
+    "NO_NUL_PATTERN",
     "Base64Field",
+    "DateStringField",
+    "EmailStringField",
     "EnumField",
     "GreaterThanValidator",
     "LessThanValidator",
+    "RelatedIdsField",
+    "StrictBooleanField",
+    "StrictFloatField",
+    "StrictIntegerField",
+    "StrictUUIDField",
+    "StringField",
+    "TimestampField",
+    "URLStringField",
     "UUIDStringField",
 ]
 
@@ -64,6 +80,14 @@ class Base64Field(serializers.Field):
 
 class UUIDStringField(serializers.UUIDField):
     """A ``string`` with ``@validate(format: "uuid")``: checked as a UUID, kept a string."""
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        """Refuse non-canonical forms (see :class:`StrictUUIDField`)."""
+        if data not in (serializers.empty, None) and (
+            not isinstance(data, str) or not _CANONICAL_UUID.fullmatch(data)
+        ):
+            self.fail("invalid", value="")
+        return super().run_validation(data)
 
     def to_internal_value(self, data: Any) -> str:
         """Return the canonical text of the UUID."""
@@ -123,3 +147,152 @@ class LessThanValidator(BaseValidator):
     def compare(self, a: Any, b: Any) -> bool:
         """Return True (invalid) when ``a >= b``."""
         return a >= b
+
+
+class RelatedIdsField(serializers.ListField):
+    """A ``many_to_many`` in a response: the related rows' ids, in key order.
+
+    Read-only: rpcs set the relation through a ``[id]`` parameter of the same name
+    (:mod:`toolkit_batteries.api_runtime.crud` checks that every id exists). Its OpenAPI
+    schema is the list's (an array of the key's type), as the compiled document says.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def get_attribute(self, instance: Any) -> list[Any]:
+        """Return the ids of the related rows (empty for an unsaved row)."""
+        if getattr(instance, "pk", None) is None:
+            return []
+        manager = getattr(instance, self.source)
+        return list(manager.order_by("pk").values_list("pk", flat=True))
+
+
+# -- strict scalars ------------------------------------------------------------------------
+# DRF coerces across JSON types (``CharField`` turns 0 into "0", ``IntegerField`` takes
+# "12", ``BooleanField`` takes "yes", ``UUIDField`` takes an integer). A generated API
+# accepts exactly what its OpenAPI document allows, so JSON bodies use these instead; query
+# and path parameters, which are always text, keep DRF's parsing of numbers and booleans.
+
+#: What every ``string`` refuses (DRF's ``ProhibitNullCharactersValidator``; PostgreSQL
+#: text cannot hold NUL), stated in the document as a pattern (ECMA and Python syntax).
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+#: A ``json`` value that may not be null (OpenAPI 3.0's ``{}`` would allow null).
+JSON_VALUE_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "object"},
+        {"type": "array", "items": {}},
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+    ]
+}
+_CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_NOT_A_STRING = "Not a valid string."
+
+
+class _StrictText:
+    """Refuse anything but a JSON string; the document states NUL is refused."""
+
+    openapi_extra: ClassVar[dict[str, Any]] = {"pattern": NO_NUL_PATTERN}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            raise serializers.ValidationError(_NOT_A_STRING, code="invalid")
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+
+class StringField(_StrictText, serializers.CharField):
+    """A ``string``: a JSON string only (never a number turned into text), no NUL."""
+
+
+class EmailStringField(_StrictText, serializers.EmailField):
+    """A ``string`` with ``@validate(format: "email")``: a JSON string only."""
+
+
+class URLStringField(_StrictText, serializers.URLField):
+    """A ``string`` with ``@validate(format: "url")``: a JSON string only."""
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An ``int32`` / ``int64`` in a JSON body: a JSON integer (``2.0`` is one), never text."""
+
+    def to_internal_value(self, data: Any) -> int:
+        """Refuse booleans, strings and fractions before DRF's checks."""
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        if isinstance(data, float) and not data.is_integer():
+            self.fail("invalid")
+        return super().to_internal_value(int(data) if isinstance(data, float) else data)
+
+
+class StrictFloatField(serializers.FloatField):
+    """A ``float32`` / ``float64`` in a JSON body: a JSON number, never text."""
+
+    def to_internal_value(self, data: Any) -> float:
+        """Refuse booleans and strings before DRF's checks."""
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A ``bool`` in a JSON body: ``true`` or ``false`` only (not "yes", 1 or "true")."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        """Return the boolean; anything else is invalid."""
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A ``uuid``: the hyphenated text form only (not an integer, hex or ``urn:uuid:``)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        """Refuse non-canonical forms before DRF parses the UUID."""
+        if not isinstance(data, str) or not _CANONICAL_UUID.fullmatch(data):
+            self.fail("invalid", value="")
+        return super().to_internal_value(data)
+
+
+class TimestampField(serializers.DateTimeField):
+    """A ``timestamp``: RFC 3339 both ways (``format: date-time``).
+
+    In, the offset is required (a naive time would be read in the server's zone, which the
+    client never sees). Out, the time is in UTC: a server zone's historical offset can
+    carry seconds (``-05:50:36``), which RFC 3339 cannot write.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("default_timezone", datetime.UTC)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, value: Any) -> datetime.datetime:
+        """Refuse anything but text with an offset, then parse as DRF does."""
+        if not isinstance(value, str):
+            self.fail("invalid", format="RFC 3339")
+        parsed = parse_datetime(value) if _RFC3339.fullmatch(value) else None
+        if parsed is None or parsed.tzinfo is None:
+            self.fail("invalid", format="YYYY-MM-DDThh:mm:ss[.ffffff]Z or ±hh:mm")
+        return super().to_internal_value(value)
+
+
+#: RFC 3339 ``date-time``: ``T``, seconds, optional fraction, ``Z`` or a numeric offset.
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
+class DateStringField(serializers.DateField):
+    """A ``date``: RFC 3339 ``full-date`` text only (not ``20000101`` or ``2000-W01-1``)."""
+
+    def to_internal_value(self, value: Any) -> datetime.date:
+        """Refuse anything but ``YYYY-MM-DD`` text, then parse as DRF does."""
+        if not isinstance(value, str) or not _FULL_DATE.fullmatch(value):
+            self.fail("invalid", format="YYYY-MM-DD")
+        return super().to_internal_value(value)
+
+
+_FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)

@@ -37,7 +37,9 @@ from toolkit_codegen.backends.job_stubs import append_job_stubs, render_jobs
 from toolkit_codegen.backends.schedules import render_app_schedules
 from toolkit_codegen.backends.workflows import render_app_workflows
 from toolkit_codegen.compiler import load_paths
+from toolkit_codegen.drift import code_drift
 from toolkit_codegen.nodes import Diagnostic, Position, Schema
+from toolkit_codegen.verify import verify_files
 
 __all__ = ["FileChange", "Plan", "display_path", "plan"]
 
@@ -84,6 +86,9 @@ class Plan:
         if not self.ok:
             raise RuntimeError("a plan with errors cannot be written")
         for change in self.writes:
+            link = escaping_link(self.app_dir, change.path)
+            if link is not None:  # checked again: the tree may have changed since plan()
+                raise RuntimeError(f"refusing to write through the symbolic link {link}")
             atomic_write(change.path, change.text)
         return self.writes
 
@@ -154,6 +159,12 @@ def plan_paths(sources: Iterable[Path], app_dir: Path, app_label: str, app_modul
             FileChange(handlers, render_handlers(loaded.schema, app_label), "create")
         )
     _plan_jobs(loaded.schema, app_dir, app_label, out, diagnostics)
+    diagnostics.extend(_drift(loaded.schema, app_dir, out))
+    every = dict(files)
+    every.update({_display(c.path, app_dir): c.text for c in out.changes})
+    diagnostics.extend(verify_files(every, loaded.schema, "compile"))
+    targets = [app_dir / rel for rel in files] + [c.path for c in out.changes]
+    diagnostics.extend(_links(app_dir, targets))
     out.diagnostics = tuple(sorted(diagnostics))
     if not out.ok:
         out.changes = []
@@ -188,6 +199,38 @@ def plan_paths(sources: Iterable[Path], app_dir: Path, app_label: str, app_modul
     return out
 
 
+def escaping_link(app_dir: Path, path: Path) -> Path | None:
+    """Return the symbolic link a write of ``path`` would pass through below ``app_dir``.
+
+    Generated files are written only into real directories of the app: a symlinked
+    ``generated/`` (or file) could point the compile at any file the user can write.
+    """
+    try:
+        relative = path.relative_to(app_dir)
+    except ValueError:
+        return path
+    current = app_dir
+    for part in relative.parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+def _links(app_dir: Path, targets: list[Path]) -> list[Diagnostic]:
+    """Return one diagnostic per symbolic link the compile would write through."""
+    links = sorted({link for t in targets if (link := escaping_link(app_dir, t)) is not None})
+    return [
+        Diagnostic(
+            Position(_display(link, app_dir), 1, 1),
+            "compile",
+            "refusing to write through a symbolic link; replace it with a real directory "
+            "(generated code is written only inside the app)",
+        )
+        for link in links
+    ]
+
+
 def _plan_jobs(
     schema: Schema, app_dir: Path, app_label: str, out: Plan, diagnostics: list[Diagnostic]
 ) -> None:
@@ -207,6 +250,21 @@ def _plan_jobs(
         return
     if updated is not None:
         out.changes.append(FileChange(path, updated, "append"))
+
+
+def _drift(schema: Schema, app_dir: Path, out: Plan) -> list[Diagnostic]:
+    """Warn about handlers and jobs the schema has moved away from (after the stubs)."""
+    planned = {c.path: c.text for c in out.changes}
+
+    def text_of(name: str) -> tuple[str, str] | None:
+        path = app_dir / name
+        if path in planned:
+            return planned[path], _display(path, app_dir)
+        if path.exists():
+            return path.read_text(encoding="utf-8"), _display(path, app_dir)
+        return None
+
+    return code_drift(schema, text_of("handlers.py"), text_of("jobs.py"), severity="warning")
 
 
 def _action(path: Path, text: str) -> Action:

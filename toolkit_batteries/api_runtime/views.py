@@ -15,9 +15,12 @@ This module holds what those lines need, so generated code never carries logic:
 - ``auth = {"create_user": Public(), "get_user": Bearer("admin")}`` picks, per action, no
   authentication (``AllowAny``) or ``toolkit_batteries.auth.drf.BearerAuthentication`` with
   ``BearerRequired`` and the rpc's roles (401 without a valid bearer token, 403 without a
-  role); ``checks = {"edit_note": Check("note.edit", on_object=True)}`` adds the
-  permission battery's ``HasPermission`` (403 when ``services.permission()`` refuses;
-  :meth:`GeneratedViewSet.authorize` decides on the loaded object).
+  role); ``checks = {"edit_note": Check("note.edit", on_object=True, owner_field="owner",
+  read="note.read")}`` adds the permission battery's ``HasPermission`` (403 when
+  ``services.permission()`` refuses; :meth:`GeneratedViewSet.authorize` decides on the
+  loaded object, comparing ``owner_field``, and answers an unknown id's 404 to a caller
+  who may not ``read`` it). A checked rpc's ``auth`` entry is ``Bearer()``: it needs a
+  token, and the system check ``toolkit_permission.E004`` refuses ``noop`` in production.
 - :meth:`GeneratedViewSet.params` / :meth:`GeneratedViewSet.body` validate path and query
   parameters / the JSON body (1 MiB cap: 413; bad JSON or invalid fields: 400 with
   ``fields``) and return one value per rpc parameter (``None`` for an absent optional one).
@@ -48,7 +51,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import update_wrapper
+from functools import cache, update_wrapper
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -63,11 +66,12 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema as spectacular_extend_schema
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.fields import (
     CharField,
     DateTimeField,
     Field,
+    JSONField,
     SkipField,
     UUIDField,
     empty,
@@ -87,7 +91,13 @@ from toolkit_batteries.http import ApiError, read_json
 from toolkit_batteries.http.drf import exception_handler
 from toolkit_batteries.http.pagination import parse_limit
 
-from .fields import EnumField
+from .fields import (
+    JSON_VALUE_SCHEMA,
+    EnumField,
+    GreaterThanValidator,
+    LessThanValidator,
+    TimestampField,
+)
 
 __all__ = [
     "Bearer",
@@ -141,7 +151,29 @@ class GeneratedSchema(AutoSchema):
     - ``auth: none`` operations carry no ``security`` key (not ``[{}]``).
     - Responses are never wrapped in a list: a view is not a list view.
     - A PATCH body is the full request component, not a partial ``Patched<Name>``.
+    - What the server enforces beyond drf-spectacular's view is stated: a string's NUL
+      refusal (its field's ``openapi_extra`` pattern) and ``@validate(gt:, lt:)`` exclusive
+      bounds, so the document allows exactly what the serializers accept.
     """
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if isinstance(field, JSONField) and not field.allow_null and isinstance(schema, dict):
+            schema = {**JSON_VALUE_SCHEMA, **schema}  # not null: DRF refuses it
+        return schema
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        super()._insert_field_validators(field, schema)
+        schema.update(getattr(field, "openapi_extra", {}))
+        for validator in field.validators:
+            if isinstance(validator, GreaterThanValidator):
+                schema["minimum"] = validator.limit_value
+                schema["exclusiveMinimum"] = True
+            elif isinstance(validator, LessThanValidator):
+                schema["maximum"] = validator.limit_value
+                schema["exclusiveMaximum"] = True
 
     def get_operation(
         self, path: str, path_regex: str, path_prefix: str, method: str, registry: Any
@@ -354,9 +386,7 @@ class GeneratedViewSet(ViewSet):
         """Return ``BearerRequired`` (roles: 403) and ``RpcPermission`` as the rpc says."""
         found: list[BasePermission] = []
         if isinstance(self._access(), Bearer):
-            from toolkit_batteries.auth.drf import BearerRequired
-
-            found.append(BearerRequired())
+            found.append(_any_role_required()())
         if getattr(self, "action", None) in self.checks:
             found.append(_rpc_permission())
         return found or [AllowAny()]
@@ -371,6 +401,18 @@ class GeneratedViewSet(ViewSet):
     def permission_action(self) -> dict[str, str]:
         """Return the ``permission: check(...)`` actions (read by ``HasPermission``)."""
         return {name: check.action for name, check in self.checks.items()}
+
+    @property
+    def permission_owner_field(self) -> str:
+        """Return the current rpc's ``owner_field`` (read by ``HasPermission``)."""
+        check = self.checks.get(getattr(self, "action", None) or "")
+        return check.owner_field if check is not None else ""
+
+    @property
+    def permission_read_action(self) -> str:
+        """Return the action reading the current rpc's object (read by ``HasPermission``)."""
+        check = self.checks.get(getattr(self, "action", None) or "")
+        return check.read if check is not None else ""
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         """Do DRF's per-request checks, skipping those a public rpc cannot fail.
@@ -413,8 +455,15 @@ class GeneratedViewSet(ViewSet):
         return _validated(serializer, data)
 
     def body(self, request: Request, serializer: type[BaseSerializer]) -> dict[str, Any]:
-        """Validate the JSON body (at most ``max_body_bytes``); return one value per member."""
-        return _validated(serializer, read_json(request._request, self.max_body_bytes))
+        """Validate the JSON body (at most ``max_body_bytes``); return one value per member.
+
+        A body whose members are all optional is optional too (the document does not mark
+        it ``required``): no body at all is then ``{}``.
+        """
+        django_request = request._request
+        if _no_body(django_request) and not _has_required_member(serializer):
+            return _validated(serializer, {})
+        return _validated(serializer, read_json(django_request, self.max_body_bytes))
 
     def page(self, request: Request) -> tuple[str | None, int]:
         """Return the ``cursor`` (None for the first page) and ``limit`` query parameters."""
@@ -426,15 +475,20 @@ class GeneratedViewSet(ViewSet):
     def authorize(self, request: Request, model: Any, pk: Any) -> Any:
         """Load the ``resource:`` object of a ``permission: check`` and check it.
 
-        An unknown primary key is ``404 not_found``; a refusal ``403 permission_denied``
-        (the permission battery decides, on the loaded object, so owned-only rules see
-        its owner). Returns the object.
+        An unknown primary key is ``404 not_found``; so is a refusal when the caller may
+        not read the object, with the same body, so ids reveal nothing; a caller who may
+        read it gets ``403 permission_denied`` (the permission battery decides, on the
+        loaded object, so owned-only rules see its ``owner_field``). Returns the object.
         """
+        unknown = ApiError(404, "not_found", f"no such {_words(model.__name__)}")
         try:
             obj = model._default_manager.get(pk=pk)
         except (model.DoesNotExist, ValueError, TypeError):
-            raise ApiError(404, "not_found", f"no such {_words(model.__name__)}") from None
-        self.check_object_permissions(request, obj)
+            raise unknown from None
+        try:
+            self.check_object_permissions(request, obj)
+        except NotFound:
+            raise unknown from None
         return obj
 
     # -- response -----------------------------------------------------------------------
@@ -463,6 +517,32 @@ class GeneratedViewSet(ViewSet):
             rpc = self.rpcs.get(self.action or "", "this rpc")
             exc = ApiError(501, "unimplemented", f"{rpc} is not implemented yet")
         return super().handle_exception(exc)
+
+
+@cache
+def _any_role_required() -> type[BasePermission]:
+    """Return the permission of ``auth: required(roles: {a, b})``: any one listed role passes.
+
+    The schema language's roles are alternatives (docs/schema-language.md): a caller
+    holding none of them is refused with 403, one of them is enough. ``BearerRequired``
+    still answers 401 for an anonymous caller.
+    """
+    from rest_framework.exceptions import PermissionDenied
+
+    from toolkit_batteries.auth.drf import BearerRequired
+
+    class _NoRoles:
+        required_roles: tuple[str, ...] = ()
+
+    class AnyRoleRequired(BearerRequired):
+        def has_permission(self, request: Any, view: Any) -> bool:
+            super().has_permission(request, _NoRoles())  # 401 without a valid bearer token
+            accepted = tuple(getattr(view, "required_roles", ()) or ())
+            if accepted and not any(request.user.has_roles(role) for role in accepted):
+                raise PermissionDenied(self.message, code="permission_denied")
+            return True
+
+    return AnyRoleRequired
 
 
 def _bearer_authenticators() -> tuple[Any, ...]:
@@ -500,6 +580,11 @@ class Check:
 
     action: str
     on_object: bool = False
+    #: The schema's ``owner_field``: the field owned-only rules compare ("" = the rule's).
+    owner_field: str = ""
+    #: The action that reads the same object (its ``GET`` rpc's check), so a refused
+    #: write answers 403 to a caller who may read the object, 404 to one who may not.
+    read: str = ""
 
 
 def _rpc_permission() -> BasePermission:
@@ -542,6 +627,16 @@ _CURSOR_SALT = "toolkit.codegen.cursor"
 def _cursor_signer() -> signing.Signer:
     # SECRET_KEY_FALLBACKS verify too, so rotating the key keeps cursors in flight valid.
     return signing.Signer(sep=_CURSOR_SEP, salt=_CURSOR_SALT)
+
+
+def _no_body(request: Any) -> bool:
+    """Return True when the request carries no body (no length, not chunked)."""
+    meta = request.META
+    return meta.get("CONTENT_LENGTH") in (None, "", "0") and "HTTP_TRANSFER_ENCODING" not in meta
+
+
+def _has_required_member(serializer: type[BaseSerializer]) -> bool:
+    return any(field.required for field in serializer().fields.values())
 
 
 def sign_cursor(cursor: str) -> str:
@@ -617,7 +712,11 @@ class _Codec:
         readable = True
         for field in instance._readable_fields:
             attrs = field.source_attrs
-            if len(attrs) != 1 or not isinstance(instance, Serializer):
+            if (
+                len(attrs) != 1
+                or not isinstance(instance, Serializer)
+                or type(field).get_attribute is not Field.get_attribute  # a relation's ids
+            ):
                 readable = False
                 break
             kind = type(field).to_representation
@@ -632,6 +731,13 @@ class _Codec:
                 and not hasattr(field, "timezone")
             ):
                 convert = _iso_datetime
+            elif (
+                isinstance(field, TimestampField)
+                and kind is DateTimeField.to_representation
+                and getattr(field, "format", empty) in (empty, ISO_8601)
+                and api_settings.DATETIME_FORMAT == ISO_8601
+            ):
+                convert = _utc_datetime
             else:
                 convert = field.to_representation
             plan.append((field.field_name, attrs[0], convert))
@@ -685,6 +791,16 @@ def _iso_datetime(value: Any) -> Any:
     zone = timezone.get_current_timezone()
     if value.tzinfo is not datetime.UTC or getattr(zone, "key", None) != "UTC":
         value = value.astimezone(zone)  # a UTC value in UTC needs no conversion
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _utc_datetime(value: Any) -> Any:
+    """Return what :class:`~.fields.TimestampField` writes: the time in UTC, ``Z``."""
+    if type(value) is not datetime.datetime or value.utcoffset() is None:
+        return TimestampField().to_representation(value)  # the rare cases, as DRF does them
+    if value.tzinfo is not datetime.UTC:
+        value = value.astimezone(datetime.UTC)
     text = value.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 

@@ -4,10 +4,10 @@ Every adapter is a :class:`django.core.cache.backends.base.BaseCache` subclass w
 Django's constructor ``(location, params)``, so ``CACHES`` can name it and
 ``django.core.cache.caches`` builds it, holds one per thread, resets it on
 ``setting_changed`` and calls ``close()`` after every request. ``settings.py`` derives
-``CACHES`` from ``TOOLKIT["cache"]`` (:func:`~toolkit_batteries.cache.django_cache_settings`),
-and the container's ``open`` finds the alias holding the instance (registering one at run
-time when settings do not derive it), so ``services.cache()`` *is* ``caches["default"]``:
-one object, one key namespace.
+``CACHES`` from ``TOOLKIT["cache"]`` (``slots.caches(TOOLKIT)``), and the container's
+``open`` returns ``caches[instance]``, so ``services.cache()`` *is* ``caches["default"]``:
+one object, one key namespace. Where Django has no such alias (a script), the container
+builds the same class with Django's constructor and holds it itself.
 
 The entry's parts:
 
@@ -97,19 +97,19 @@ class Cache(Service, BaseCache):
         self.instance = str(location or "").strip() or "default"
 
     @classmethod
-    def open(cls, ctx: OpenContext) -> Held[Cache]:
-        """Return the ``caches`` alias holding this instance (see :mod:`.settings`)."""
-        from .settings import open_held
+    def open(cls, ctx: OpenContext) -> Held[Cache] | Cache:
+        """Return ``caches[instance]``, or the container's own backend (see :mod:`.settings`)."""
+        from .settings import open_cache
 
-        return open_held(cls, ctx)
+        return open_cache(cls, ctx)
 
     @classmethod
     def prepare(cls, ctx: OpenContext) -> dict[str, Any]:
-        """Check what the adapter needs before Django builds it; return entry arguments.
+        """Check what the adapter needs before the backend is used; return entry arguments.
 
-        Runs in the container's ``open``: the kvserver adapter resolves its address
-        (``require_tls`` fails here) and registers its client with the container; the db
-        adapter finds its database and checks its table was migrated.
+        Runs in the container's ``open``: the db adapter finds its database and checks its
+        table was migrated. Options are not decoded or leased here: the backend does
+        that once, when it is built.
         """
         return {}
 

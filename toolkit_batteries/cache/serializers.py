@@ -29,7 +29,7 @@ from typing import Any
 
 from toolkit_batteries.core.errors import InvalidOptionsError
 
-__all__ = ["REFUSED", "Serializer", "serializer_for"]
+__all__ = ["REFUSED", "DjangoRedisSerializer", "Serializer", "serializer_for"]
 
 logger = logging.getLogger("toolkit.cache")
 
@@ -127,3 +127,25 @@ def serializer_for(options: Any, *, instance: str) -> Serializer:
             instance=instance,
         )
     return Serializer(name, tuple(_derive(s) for s in secrets), instance=instance)
+
+
+class DjangoRedisSerializer:
+    """django-redis's ``SERIALIZER`` over the cache's :class:`Serializer`.
+
+    The ``kvserver`` cache passes its serializer as ``OPTIONS["TOOLKIT_SERIALIZER"]``, so
+    django-redis's own methods (``cache.client.get``, ``cache.lock`` values, ``iter_keys``
+    readers) decode exactly what the cache wrote, under the same policy; a refused value
+    reads as ``None``.
+    """
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self._serializer: Serializer = options["TOOLKIT_SERIALIZER"]
+
+    def dumps(self, value: Any) -> bytes:
+        """Return the stored form of ``value``."""
+        return self._serializer.dumps(value)
+
+    def loads(self, value: bytes) -> Any:
+        """Return the value, or None when the policy refuses the bytes."""
+        found = self._serializer.loads(value)
+        return None if found is REFUSED else found

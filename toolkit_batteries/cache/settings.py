@@ -10,11 +10,10 @@ entry naming the adapter's class, so ``caches["default"]`` is the configured cac
 
     CACHES = django_cache_settings(TOOLKIT, overrides={"default": {"KEY_PREFIX": "web"}})
 
-The container's ``open`` derives the same entry from the same configuration (one function,
-:func:`cache_entry`), then asks :func:`~toolkit_batteries.core.slots.slot_alias` which alias
-holds it; when none does (a script's ``Container(config)``, a test's ``override_settings``
-of ``TOOLKIT`` alone) the entry is registered with ``caches`` at run time, so Django still
-builds and holds the same class.
+The container's ``open`` (:func:`open_cache`) returns ``caches[instance]`` when that alias
+holds this adapter for this instance, and otherwise builds the backend itself from the
+same entry (:func:`cache_entry`) with Django's constructor: nothing is registered with
+``caches`` at run time, and the options are decoded once, in the backend.
 """
 
 from __future__ import annotations
@@ -31,10 +30,8 @@ if TYPE_CHECKING:
 
     from .base import Cache
 
-__all__ = ["ALIAS_PREFIX", "cache_entry", "django_cache_settings", "open_held"]
+__all__ = ["cache_entry", "django_cache_settings", "open_cache"]
 
-#: Prefix of the ``caches`` aliases registered at run time (``toolkit_cache_<digest>``).
-ALIAS_PREFIX = "toolkit_cache"
 #: Django keys ``overrides`` may set; the rest of an entry is derived from TOOLKIT.
 DJANGO_KEYS = frozenset({"TIMEOUT", "KEY_PREFIX", "VERSION", "KEY_FUNCTION"})
 #: Options that never go into an entry (the legacy duplicate of the outer adapter).
@@ -121,35 +118,49 @@ def django_cache_settings(
     return caches
 
 
-def open_held(cls: type[Cache], ctx: OpenContext) -> Held[Cache]:
-    """Find (or register) the ``caches`` alias of ``ctx``'s instance; check it can work."""
-    from django.core.cache import InvalidCacheBackendError, caches
+def open_cache(cls: type[Cache], ctx: OpenContext) -> Held[Cache] | Cache:
+    """Return Django's object for ``ctx``'s instance, or build one where Django has none.
+
+    Django's handler is the registry: when ``CACHES`` has an alias named like the instance
+    whose entry is this adapter's (``slots.caches(TOOLKIT)`` wrote it), the container
+    hands out ``caches[alias]`` on every call (a :class:`Held`, one object per thread, as
+    Django keeps them) and builds nothing. Otherwise (a script's ``Container(config)``, a
+    test's ``override_settings(TOOLKIT=...)`` without ``CACHES``) it builds the backend
+    itself with Django's constructor from the derived entry, and nothing is registered
+    with ``caches`` at run time. Either way the entry's options are decoded once, by
+    the backend.
+    """
+    from django.core.cache import caches
 
     from toolkit_batteries.core.djangoready import ensure_django
-    from toolkit_batteries.core.slots import Held, slot_alias
+    from toolkit_batteries.core.slots import Held
 
     ensure_django()
-    entry = cache_entry(ctx.adapter, ctx.instance, ctx.options, **cls.prepare(ctx))
-    entry["BACKEND"] = f"{cls.__module__}.{cls.__qualname__}"
-    alias = slot_alias(caches, entry, preferred=ctx.instance, prefix=ALIAS_PREFIX)
-
-    def get() -> Cache:
-        nonlocal alias
-        try:
-            return caches[alias]
-        except InvalidCacheBackendError:
-            # CACHES changed (override_settings): find or register the entry again.
-            alias = slot_alias(caches, entry, preferred=ctx.instance, prefix=ALIAS_PREFIX)
-            return caches[alias]
-
-    cache = get()  # build it now, so a bad option fails the open, not the first call
+    extra = cls.prepare(ctx)  # the db adapter's database and table check
+    alias = ctx.instance
+    configured = caches.settings.get(alias)
+    if configured is not None and _is_entry_of(configured, cls, ctx):
+        cache: Cache = caches[alias]  # built now, so a bad option fails the open
+        held: Held[Cache] | Cache = Held(lambda: caches[alias], alias)
+    else:
+        entry = cache_entry(ctx.adapter, ctx.instance, ctx.options, **extra)
+        cache = held = cls(entry["LOCATION"], entry)
+        alias = ""
     if getattr(ctx.options, "verbose", False):
         ctx.logger.info(
-            "cache.%s: %s, Django cache alias %s",
+            "cache.%s: %s, %s",
             ctx.instance,
             cls.adapter_name,
-            alias,
+            f"Django cache alias {alias}" if alias else "held by the container",
             extra={"service": "cache", "instance": ctx.instance},
         )
     cls.opened(cache, ctx)
-    return Held(get, alias)
+    return held
+
+
+def _is_entry_of(configured: Mapping[str, Any], cls: type[Cache], ctx: OpenContext) -> bool:
+    """Tell whether a ``CACHES`` entry is ``cls`` for ``ctx``'s instance (by name, not options)."""
+    backend = str(configured.get("BACKEND", ""))
+    paths = {f"{cls.__module__}.{cls.__qualname__}", ctx.adapter}
+    location = str(configured.get("LOCATION", "") or "").strip() or "default"
+    return backend in paths and location == ctx.instance

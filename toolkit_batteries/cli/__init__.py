@@ -227,6 +227,24 @@ def _fail(
     return code
 
 
+#: The spec's switch for guided prompts; read only to say it changes nothing (docs/cli.md).
+INTERACTIVE_VARIABLE = "TOOLKIT_INTERACTIVE"
+
+
+def _interactive_notice(out: object) -> None:
+    """Say once, as a hint, that ``TOOLKIT_INTERACTIVE`` is a deliberate no-op.
+
+    The CLI never prompts (DESIGN, "CLI contract"): every answer is a flag, so a command
+    behaves the same in a terminal, a script, CI and an agent's shell, and never blocks on
+    a stdin nobody writes to. Setting the variable is not an error; it is not silent either.
+    """
+    if os.environ.get(INTERACTIVE_VARIABLE, "").strip().lower() in {"1", "true", "yes", "on"}:
+        out.hint(  # type: ignore[attr-defined]
+            f"note: {INTERACTIVE_VARIABLE} is set, but {PROG} never prompts: every answer "
+            "is a flag (docs/cli.md, Prompts)"
+        )
+
+
 def _run(info: object, rest: list[str], flags: _Globals) -> int:
     from .catalog import build_parser, command_module
     from .output import CliError, Output, Result, envelope
@@ -234,6 +252,7 @@ def _run(info: object, rest: list[str], flags: _Globals) -> int:
 
     name = info.name  # type: ignore[attr-defined]
     out = Output(json_mode=flags.json_mode, quiet=flags.quiet)
+    _interactive_notice(out)
     module = None
     breadcrumbs: list[str] = []
     try:

@@ -103,10 +103,12 @@ def _strings(arguments: dict[str, Any], name: str) -> list[str]:
     return list(value)
 
 
-def arguments_for(tool: str, arguments: dict[str, Any]) -> list[str]:
+def arguments_for(tool: str, arguments: dict[str, Any], root: Path | None = None) -> list[str]:
     """Return the CLI arguments (after ``--json``) of one tool call, or raise
     :class:`ToolArgumentError`. Nothing from the caller becomes a flag: paths that start
-    with ``-`` are refused."""
+    with ``-`` are refused. Every path must resolve inside ``root`` (default: the current
+    directory, the one the server serves): an agent reads and rewrites that project only."""
+    base = (root or Path.cwd()).resolve()
     if tool not in TOOLS:
         raise ToolArgumentError(f"unknown tool: {tool}")
     allowed = set(TOOLS[tool][1]["properties"])
@@ -127,9 +129,12 @@ def arguments_for(tool: str, arguments: dict[str, Any]) -> list[str]:
         if not old or not new:
             raise ToolArgumentError("old and new: at least one path each")
         _no_flags(old + new)
+        _confined("old", old, base)
+        _confined("new", new, base)
         return ["breaking", *old, "--", *new]
     paths = _strings(arguments, "paths")
     _no_flags(paths)
+    _confined("paths", paths, base)
     if tool == "explain":
         operation = arguments["operation"]
         if not isinstance(operation, str) or not operation or operation.startswith("-"):
@@ -149,13 +154,23 @@ def _no_flags(paths: list[str]) -> None:
             raise ToolArgumentError("paths: a path may not start with '-'")
 
 
+def _confined(name: str, paths: list[str], base: Path) -> None:
+    """Refuse a path that resolves (``..``, absolute, a symlink) outside ``base``."""
+    for path in paths:
+        target = (base / path).resolve()
+        if target != base and base not in target.parents:
+            raise ToolArgumentError(
+                f"{name}: every path must be inside the directory the server serves"
+            )
+
+
 def run_tool(tool: str, arguments: dict[str, Any], *, cwd: Path | None = None) -> dict[str, Any]:
     """Run one tool call; return the command's JSON envelope.
 
     Raises :class:`ToolArgumentError` for bad arguments and ``subprocess.TimeoutExpired``
     when the command runs past :data:`TIMEOUT`.
     """
-    argv = arguments_for(tool, arguments)
+    argv = arguments_for(tool, arguments, cwd)
     env = {**os.environ, "TOOLKIT_NO_HINT": "1", "TOOLKIT_JSON": "1"}
     done = subprocess.run(  # our own CLI; the arguments were checked above
         [sys.executable, "-m", "toolkit_batteries.cli", "--json", *argv],

@@ -44,8 +44,15 @@ class ToolkitBatteriesConfig(AppConfig):
         """Register the configuration check; rebuild services when ``TOOLKIT`` changes."""
         from .. import services
         from .checks import TAG, check_configuration
+        from .topology import check_shared_state, check_shared_state_deploy
+        from .unsupported import check_unsupported_options
 
         checks.register(check_configuration, TAG)
+        # Memory state in a multi-process deployment: one check for every such service.
+        checks.register(check_shared_state, TAG)
+        checks.register(check_shared_state_deploy, TAG, deploy=True)
+        # Spec options redis-py cannot honour are refused, never accepted and ignored.
+        checks.register(check_unsupported_options, TAG)
         services.connect_signals()
 
 

@@ -19,11 +19,11 @@ import logging
 import os
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalog
-from .env import EnvLayer, InstanceEnv, read_environ
+from .env import EnvLayer, EnvValue, InstanceEnv, read_environ
 from .errors import (
     ConfigurationError,
     DispatcherRequiredError,
@@ -54,6 +54,8 @@ PLUGINS_KEY = "plugins"
 ENVELOPE_KEYS = ("adapter", "options")
 #: The source named in errors about values that came from settings.
 SETTINGS_SOURCE = "settings.TOOLKIT"
+#: The key of :attr:`ServiceConfig.sources` for the adapter (options may be named "adapter").
+ADAPTER_SOURCE = "@adapter"
 
 _SERVICES_BY_FOLDED: dict[str, str] = {normalize(name): name for name in catalog.SERVICES}
 _SERVICE_NAMES: tuple[str, ...] = tuple(sorted(catalog.SERVICES))
@@ -70,6 +72,10 @@ class ServiceConfig:
     adapter: str
     #: The service's options dataclass, every layer applied.
     options: Any
+    #: Where each value came from: :data:`ADAPTER_SOURCE` or a dotted option path -> the
+    #: layer (``settings.TOOLKIT`` or an environment variable's name); what is absent is
+    #: a built-in default. ``config show`` prints it.
+    sources: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
 
     def __repr__(self) -> str:
         """Render without secrets, so logging a ``ServiceConfig`` is safe."""
@@ -186,24 +192,143 @@ def _set_path(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     node[path[-1]] = value
 
 
-def _build_service(service: str, block: _Block, env: InstanceEnv | None) -> ServiceConfig:
-    """Apply settings then environment to one instance and build its options."""
+def _leaf_paths(tree: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Return the dotted path of every value given in a decoded settings tree."""
+    paths: list[str] = []
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            paths.extend(_leaf_paths(value, f"{prefix}{key}."))
+        else:
+            paths.append(prefix + key)
+    return paths
+
+
+#: The adapter and option a ``TOOLKIT_DATABASE_URL`` scheme selects for ``db.default``.
+_DATABASE_SCHEMES = {
+    "postgres": ("sqlserver", "dsn"),
+    "postgresql": ("sqlserver", "dsn"),
+    "sqlite": ("sqlfile", "path"),
+}
+
+
+def _database_default(value: EnvValue) -> tuple[str, str, str]:
+    """Return (adapter, option, value) for ``TOOLKIT_DATABASE_URL``; never echo the URL."""
+    scheme, sep, rest = value.text.partition("://")
+    target = _DATABASE_SCHEMES.get(scheme.strip().lower()) if sep else None
+    if target is None:
+        raise InvalidOptionsError(
+            "db",
+            "dsn",
+            "must be a postgres://, postgresql:// or sqlite:/// URL",
+            source=value.variable,
+        )
+    adapter, option_name = target
+    if option_name == "path":
+        # sqlite:///relative/file and sqlite:////absolute/file, as dj-database-url reads them
+        if not rest.startswith("/") or rest == "/":
+            raise InvalidOptionsError(
+                "db",
+                "path",
+                "a sqlite URL needs a file: sqlite:///db.sqlite3",
+                source=value.variable,
+            )
+        return adapter, option_name, rest[1:]
+    return adapter, option_name, value.text
+
+
+def _kvserver_prefix(cls: type) -> tuple[str, ...]:
+    """Return where an options class keeps its server address: ``()`` or ``("kvserver",)``."""
+    specs = field_specs(cls)
+    if "addr" in specs:
+        return ()
+    nested = specs.get("kvserver")
+    if nested is not None and nested.nested is not None and "addr" in field_specs(nested.nested):
+        return ("kvserver",)
+    return ("",)  # no address field: nothing to inherit
+
+
+def _inherit_redis_url(
+    cls: type, adapter: str, tree: dict[str, Any], project: Mapping[str, EnvValue]
+) -> str | None:
+    """Give a ``kvserver`` instance that names no server ``TOOLKIT_REDIS_URL`` as its addr.
+
+    Return the dotted path set, or ``None``. An instance's own ``addr`` (or, on the flat
+    services, ``url``) from settings or its variables wins; the block services' reserved
+    ``kvserver.url`` does not count (it is ignored).
+    """
+    redis = project.get("redis_url")
+    if redis is None or adapter.strip().lower() not in ("kvserver", "redis"):
+        return None
+    prefix = _kvserver_prefix(cls)
+    if prefix == ("",):
+        return None
+    node: Any = tree
+    for part in prefix:
+        node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            break
+    given = node if isinstance(node, dict) else {}
+    own = ("addr", "url") if not prefix else ("addr",)
+    if any(given.get(name) for name in own):
+        return None
+    _set_path(tree, (*prefix, "addr"), redis.text)
+    return ".".join((*prefix, "addr"))
+
+
+def _build_service(
+    service: str,
+    block: _Block,
+    env: InstanceEnv | None,
+    project: Mapping[str, EnvValue] | None = None,
+) -> ServiceConfig:
+    """Apply settings, the project-wide defaults, then environment to one instance."""
     cls = catalog.options_class_of(service)
-    if env is None and block.adapter is None and block.options is None:
+    project = project or {}
+    database_url = (
+        project.get("database_url") if service == "db" and block.name == "default" else None
+    )
+    if (
+        env is None
+        and block.adapter is None
+        and block.options is None
+        and database_url is None
+        and "redis_url" not in project
+    ):
         return _default_service(service, cls, block.name)
     where = Where(service, block.name, SETTINGS_SOURCE)
     adapter = block.adapter
     if adapter is not None and not isinstance(adapter, str):
         raise where.invalid("adapter", "expected a string")
     tree = decode_mapping(cls, block.options, where)
+    provenance = dict.fromkeys(_leaf_paths(tree), SETTINGS_SOURCE)
+    if adapter is not None:
+        provenance[ADAPTER_SOURCE] = SETTINGS_SOURCE
+    own_database = env is not None and (
+        env.adapter is not None or {("dsn",), ("path",)} & set(env.fields)
+    )
+    if database_url is not None and not own_database:
+        # Below the instance's own DB__DEFAULT__* variables, above settings.TOOLKIT.
+        adapter, option_name, value = _database_default(database_url)
+        tree.pop("dsn", None)
+        tree.pop("path", None)
+        provenance.pop("dsn", None)
+        provenance.pop("path", None)
+        tree[option_name] = value
+        provenance[ADAPTER_SOURCE] = provenance[option_name] = database_url.variable
     sources: dict[str, str] = {}
     if env is not None:
         if env.adapter is not None:
             adapter = env.adapter.text.strip()
+            provenance[ADAPTER_SOURCE] = env.adapter.variable
         for path, value in sorted(env.fields.items(), key=lambda item: item[1].variable):
             env_where = Where(service, block.name, value.variable)
             _set_path(tree, path, decode_text(cls, path, value.text, env_where))
             sources[".".join(path)] = value.variable
+        provenance.update(sources)
+    adapter = adapter or catalog.SERVICES[service].default_adapter
+    inherited = _inherit_redis_url(cls, adapter, tree, project)
+    if inherited is not None:
+        provenance[inherited] = project["redis_url"].variable
     try:
         options = build_options(cls, tree, where)
     except InvalidOptionsError as exc:
@@ -216,9 +341,7 @@ def _build_service(service: str, block: _Block, env: InstanceEnv | None) -> Serv
     check = getattr(options, "validate", None)
     if callable(check):
         check(Where(service, block.name))
-    return ServiceConfig(
-        service, block.name, adapter or catalog.SERVICES[service].default_adapter, options
-    )
+    return ServiceConfig(service, block.name, adapter, options, types.MappingProxyType(provenance))
 
 
 #: Options class -> its all-defaults instance. Options are frozen, so one built instance
@@ -393,7 +516,9 @@ def _resolve(settings: Mapping[str, Any] | None, environ: Mapping[str, str] | No
         built: dict[str, ServiceConfig] = {}
         for folded, block in instances.items():
             try:
-                built[block.name] = _build_service(service, block, env_instances.get(folded))
+                built[block.name] = _build_service(
+                    service, block, env_instances.get(folded), env.project
+                )
             except ConfigurationError as exc:
                 problems.add(service, block.name, exc)
         services[service] = built

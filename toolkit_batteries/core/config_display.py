@@ -12,7 +12,65 @@ import argparse
 import json
 from typing import Any
 
-__all__ = ["UnknownServiceError", "add_show_flags", "render_text", "select"]
+__all__ = [
+    "UnknownServiceError",
+    "add_show_flags",
+    "product_name",
+    "render_text",
+    "select",
+    "shown_services",
+]
+
+#: Where a value the configuration did not set comes from.
+DEFAULT_SOURCE = "default"
+#: The key of an instance's ``sources`` that names where its adapter came from.
+ADAPTER_SOURCE = "@adapter"
+#: Services whose ``url`` takes precedence over ``addr`` (the others' ``kvserver.url`` is
+#: reserved and ignored, so ``kvserver.addr`` is always the one used).
+_URL_WINS = ("cache", "lock", "queue")
+
+
+def product_name(adapter: str) -> str:
+    """Return the product an adapter talks to (``sqlserver`` -> ``postgres``), else itself."""
+    from toolkit_batteries.core.loading import VENDOR_ALIASES
+
+    for alias, targets in VENDOR_ALIASES.items():
+        if targets == (adapter,):
+            return alias
+    return adapter
+
+
+def shown_services(config: Any) -> dict[str, Any]:
+    """Return the redacted mapping ``config show`` prints, with where each value came from.
+
+    Each instance gains ``sources`` (``"@adapter"`` or a dotted option -> the layer that
+    set it: ``settings.TOOLKIT``, an environment variable, ``TOOLKIT_REDIS_URL`` ...;
+    absent means the built-in default) and, for a ``kvserver`` instance, ``uses``: the
+    option that names the server (``url`` or ``addr``).
+    """
+    mapping = config.redacted_services()
+    for service, instances in mapping.items():
+        if service == "plugins":
+            continue
+        for instance, body in instances.items():
+            resolved = config.service(service, instance)
+            body["sources"] = dict(resolved.sources)
+            used = _address_used(service, resolved)
+            if used:
+                body["uses"] = used
+    return mapping
+
+
+def _address_used(service: str, resolved: Any) -> str:
+    """Return ``url``, ``addr`` or ``kvserver.addr`` for a kvserver instance, else ``""``."""
+    if resolved.adapter.strip().lower() not in ("kvserver", "redis"):
+        return ""
+    options = resolved.options
+    if hasattr(options, "addr"):
+        if service in _URL_WINS and str(getattr(options, "url", "") or "").strip():
+            return "url"
+        return "addr"
+    return "kvserver.addr" if hasattr(getattr(options, "kvserver", None), "addr") else ""
 
 
 class UnknownServiceError(ValueError):
@@ -61,19 +119,39 @@ def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _lines(options: dict[str, Any], indent: str) -> list[str]:
+def _lines(
+    options: dict[str, Any],
+    indent: str,
+    sources: dict[str, str] | None = None,
+    uses: str = "",
+    prefix: str = "",
+) -> list[str]:
+    sources = sources or {}
     lines: list[str] = []
     for key, value in options.items():
+        path = prefix + key
         if isinstance(value, dict) and value:
             lines.append(f"{indent}{key}:")
-            lines.extend(_lines(value, indent + "  "))
-        else:
-            lines.append(f"{indent}{key}: {_scalar(value)}")
+            lines.extend(_lines(value, indent + "  ", sources, uses, path + "."))
+            continue
+        notes = [sources[path]] if path in sources else []
+        if uses and path.rpartition(".")[2] in ("addr", "url"):
+            if path == uses:
+                notes = [*(notes or [DEFAULT_SOURCE]), "used"]
+            else:
+                notes = [*(notes or [DEFAULT_SOURCE]), f"unused: {uses} is used"]
+        suffix = f"  [{'; '.join(notes)}]" if notes else ""
+        lines.append(f"{indent}{key}: {_scalar(value)}{suffix}")
     return lines
 
 
 def render_text(mapping: dict[str, Any]) -> list[str]:
-    """Return the text form: ``service[/instance] (adapter)`` then indented options."""
+    """Return the text form: ``service[/instance] (adapter)`` then indented options.
+
+    The adapter is shown by its product name (``postgres``, ``redis``); a value that
+    did not come from the built-in defaults ends with ``[its source]``, and the server
+    address of a kvserver instance says whether it is the one ``used``.
+    """
     lines: list[str] = []
     for service, instances in mapping.items():
         if service == "plugins":
@@ -90,6 +168,8 @@ def _block(name: str, instances: dict[str, Any]) -> list[str]:
     for instance in ordered:
         body = instances[instance]
         label = name if instance == "default" else f"{name}/{instance}"
-        lines.append(f"{label} ({body['adapter']})")
-        lines.extend(_lines(body.get("options") or {}, "  "))
+        sources = body.get("sources") or {}
+        adapter_note = f"  [{sources[ADAPTER_SOURCE]}]" if ADAPTER_SOURCE in sources else ""
+        lines.append(f"{label} ({product_name(body['adapter'])}){adapter_note}")
+        lines.extend(_lines(body.get("options") or {}, "  ", sources, body.get("uses", "")))
     return lines

@@ -30,6 +30,7 @@ __all__ = [
     "check",
     "close_container",
     "env_services",
+    "project_services",
     "run_checks",
     "selected_services",
     "setup_from_django",
@@ -78,6 +79,13 @@ def add_doctor_flags(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=OPEN_TIMEOUT,
         help=f"seconds each service may take to open and answer (default {OPEN_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--deploy",
+        action="store_true",
+        help="also report the process topology (WEB_CONCURRENCY, Procfile, units) and each "
+        "service whose memory state other processes cannot see (a failed row when several "
+        "processes run)",
     )
 
 
@@ -233,17 +241,29 @@ def env_services() -> set[str]:
 
 def setup_from_django(source: str) -> Setup:
     """Build the setup from the configured Django project (also ``manage.py doctor``)."""
-    from django.apps import apps
-    from django.conf import settings
-
     from toolkit_batteries import services
-    from toolkit_batteries.core.catalog import SERVICES
     from toolkit_batteries.core.errors import ConfigurationError
 
     try:
         container = services.container()
     except ConfigurationError as exc:
         raise InvalidConfigurationError(f"invalid configuration: {exc}") from None
+    configured, installed = project_services()
+    return Setup(container, configured, installed, True, source)
+
+
+def project_services() -> tuple[set[str], set[str]]:
+    """Return (configured, installed): the services the Django project declares.
+
+    Configured: a key of ``settings.TOOLKIT`` or a ``<SERVICE>__...`` variable. Installed:
+    ``toolkit_batteries.<service>`` in ``INSTALLED_APPS``. ``doctor`` and ``/readyz``
+    both check their union, so a service never used since start still has a row.
+    """
+    from django.apps import apps
+    from django.conf import settings
+
+    from toolkit_batteries.core.catalog import SERVICES
+
     toolkit = getattr(settings, "TOOLKIT", None) or {}
     folded = {name.replace("_", ""): name for name in SERVICES}
     configured = {
@@ -257,7 +277,7 @@ def setup_from_django(source: str) -> Setup:
         if config.name.startswith("toolkit_batteries.")
         and config.name.rpartition(".")[2] in SERVICES
     }
-    return Setup(container, configured, installed, True, source)
+    return configured, installed
 
 
 def check(
@@ -268,11 +288,13 @@ def check(
     *,
     progress: Callable[[int, int, str], None] | None = None,
     clear: Callable[[], None] | None = None,
+    deploy: bool = False,
 ) -> tuple[list[Row], dict[str, Any]]:
     """Run every row, printing each with ``say`` as it goes; return the rows and the data.
 
     ``progress(done, total, label)`` draws a transient line before each open and
     ``clear()`` erases it before the row prints (``toolkit doctor`` on a terminal).
+    ``deploy`` adds the topology and the shared-state rows (:func:`deploy_rows`).
     """
     services = selected_services(setup.container.config, setup.configured, setup.installed, wanted)
     say(f"# configuration: {setup.source}")
@@ -299,12 +321,80 @@ def check(
         setup.container, services, timeout=timeout, on_start=on_start, on_row=on_row
     )
     rows = [config_row, *checked]
+    topology_data: dict[str, Any] | None = None
+    if deploy:
+        shared, topology_data = deploy_rows(setup, say, width, adapter_width)
+        rows += shared
     ok, failed, line = summary(rows)
     if not services:
         say(
             "(no service is configured or installed: set <SERVICE>__<INSTANCE>__<FIELD> "
             "variables, or name one with --service)"
         )
+    warnings = job_warnings(setup) if setup.via_registry else []
+    for warning in warnings:
+        say(f"warning: {warning}")
     say(line)
     data = {"rows": [row.as_data() for row in rows], "ok": ok, "failed": failed}
+    if topology_data is not None:
+        data["topology"] = topology_data
+    if warnings:
+        data["warnings"] = warnings
+    return rows, data
+
+
+def job_warnings(setup: Setup) -> list[str]:
+    """Warn about jobs a separately started ``queue_work`` would never run.
+
+    A job on a queue outside what the workers serve, or any job while the jobs' queue
+    is the per-process memory adapter, waits forever without an error anywhere.
+    """
+    from toolkit_batteries.core.errors import ConfigurationError
+    from toolkit_batteries.queue.jobs import import_job_modules, jobs_settings
+    from toolkit_batteries.queue.jobs.served import unserved_job_warnings
+
+    try:
+        conf = jobs_settings()
+        import_job_modules(conf)
+        adapter = setup.container.config.service("queue", conf.queue_instance).adapter
+    except (ConfigurationError, ImportError) as exc:
+        return [f"jobs not checked: {_message(exc)}"]
+    return unserved_job_warnings(conf, adapter)
+
+
+def deploy_rows(
+    setup: Setup, say: Callable[[str], None], width: int, adapter_width: int
+) -> tuple[list[Row], dict[str, Any]]:
+    """Print the topology; return one row per memory-state finding (failed if multi-process).
+
+    The findings of the ``toolkit_batteries.W020``/``E020`` system checks
+    (:mod:`toolkit_batteries.core.topology`).
+    """
+    from pathlib import Path
+
+    from django.conf import settings
+
+    from .topology import detect_topology, memory_findings
+
+    services = setup.configured | setup.installed
+    if settings.configured:
+        topology = detect_topology()
+    else:  # outside a project: the current directory, and no Django settings to read
+        topology = detect_topology(Path.cwd())
+        services.discard("auth")
+    findings = memory_findings(setup.container.config, services)
+    say(f"# deploy topology: {topology.describe()}")
+    rows: list[Row] = []
+    for finding in findings:
+        if topology.multi_process:
+            row = Row(finding.service, finding.instance, "memory", ok=False)
+            row.error = f"per-process state, several processes: set {finding.fix}"
+            rows.append(row)
+            say(format_row(row, width, adapter_width))
+        else:
+            say(
+                f"note: {finding.label} keeps its state in this process (memory); "
+                "fine while one process runs"
+            )
+    data = topology.as_data() | {"memory_state": [f.label for f in findings]}
     return rows, data

@@ -10,8 +10,11 @@ Two spellings set a service option:
 
 Matching ignores case and underscores. Anything that does not resolve to a known service
 and field is ignored silently, because the process environment holds many unrelated
-variables. Variables starting with ``TOOLKIT_`` are never configuration: they are the CLI
-switches and the ``secrets`` env adapter's secrets.
+variables. Variables starting with ``TOOLKIT_`` are never a service option: they are the
+CLI switches and the ``secrets`` env adapter's secrets, plus the two project-wide
+defaults :data:`PROJECT_DEFAULTS` (``TOOLKIT_REDIS_URL``: every ``kvserver`` instance
+that names no server of its own; ``TOOLKIT_DATABASE_URL``: the ``db`` service's default
+instance unless ``DB__DEFAULT__*`` says otherwise), which :mod:`.config` applies.
 
 This module only *resolves* names; values are decoded later by :mod:`.config`, so a bad
 value is reported once, for its service instance, naming the variable but not the value.
@@ -35,6 +38,9 @@ _SERVICES_BY_FOLDED: dict[str, str] = {normalize(name): name for name in catalog
 
 #: The folded field name that selects the adapter.
 _ADAPTER = "adapter"
+
+#: Project-wide defaults: variable -> key of :attr:`EnvLayer.project`.
+PROJECT_DEFAULTS = {"TOOLKIT_REDIS_URL": "redis_url", "TOOLKIT_DATABASE_URL": "database_url"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,8 @@ class EnvLayer:
     plugins: dict[str, dict[str, InstanceEnv]] = field(default_factory=dict)
     #: Legacy variables that resolved, sorted by variable name.
     legacy: list[LegacyVariable] = field(default_factory=list)
+    #: The project-wide defaults that are set (``redis_url``, ``database_url``).
+    project: dict[str, EnvValue] = field(default_factory=dict)
 
 
 def _instance(
@@ -116,6 +124,9 @@ def read_environ(environ: Mapping[str, str], plugins: Iterable[str] = ()) -> Env
     legacy: list[tuple[str, str, tuple[str, ...] | None, str]] = []
     for variable, text in environ.items():
         if variable[:1] in "Tt" and variable[:8].upper() == RESERVED_PREFIX:
+            key = PROJECT_DEFAULTS.get(variable.upper())
+            if key is not None and text.strip() and _wins(layer.project.get(key), variable):
+                layer.project[key] = EnvValue(variable, text.strip())
             continue
         if "__" in variable:
             parts = variable.split("__", 2)

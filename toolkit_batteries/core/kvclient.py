@@ -25,7 +25,11 @@ imports it.
 
 **One client per address, per process.** :data:`clients` is the process-wide registry
 every ``kvserver`` adapter (through ``ctx.pools.kvserver``) and every Django-held cache
-backend borrows from: one ``redis.Redis`` (one connection pool) per host, port, database,
+backend borrows from (django-redis included: the ``kvserver`` cache is a
+``django_redis.cache.RedisCache`` whose connection factory,
+:class:`SharedConnectionFactory`, hands out this registry's client, so
+``get_redis_connection("default")`` is the client a lock or a queue on that server
+uses): one ``redis.Redis`` (one connection pool) per host, port, database,
 user name and TLS setting, whichever container or Django handler asks. The first opener's
 pool settings and password win. Each borrower holds a lease; the client is closed when the
 last lease is returned (a container closing, a cache backend garbage-collected), and any
@@ -48,7 +52,13 @@ from .errors import MissingExtraError
 if TYPE_CHECKING:
     from .pools import KVAddress
 
-__all__ = ["KVClients", "build_kv_client", "clients", "default_pool_size"]
+__all__ = [
+    "KVClients",
+    "SharedConnectionFactory",
+    "build_kv_client",
+    "clients",
+    "default_pool_size",
+]
 
 logger = logging.getLogger("toolkit.pools")
 
@@ -99,7 +109,7 @@ def build_kv_client(
         "health_check_interval": (
             max(1, int(idle.total_seconds())) if idle else DEFAULT_HEALTH_CHECK
         ),
-        "client_name": "toolkit",
+        "client_name": f"toolkit-{os.getpid()}",  # CLIENT LIST tells processes apart
         # One immediate retry on a fresh connection: after a server restart the first
         # command on a stale pooled socket fails, the retry reconnects. A server that is
         # really down still fails fast (refused) or after the bounded timeouts.
@@ -219,3 +229,60 @@ class KVClients:
 #: The one registry of this process.
 clients = KVClients()
 atexit.register(clients.close_all)
+
+
+# --------------------------------------------------------------------------- django-redis
+
+
+class SharedConnectionFactory:
+    """django-redis's ``CONNECTION_FACTORY`` that hands out the registry's clients.
+
+    django-redis keeps its own process-wide pools (``ConnectionFactory._pools``); naming
+    this class instead makes its client the one :data:`clients` holds for that server, so
+    a django-redis cache and every Redis battery share one connection pool. The
+    ``kvserver`` cache passes its leased client as ``OPTIONS["TOOLKIT_CLIENT"]``; a
+    hand-written ``django_redis.cache.RedisCache`` entry may name this class too::
+
+        CACHES = {"default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:6379/0",
+            "OPTIONS": {
+                "CONNECTION_FACTORY": "toolkit_batteries.core.kvclient.SharedConnectionFactory"
+            },
+        }}
+
+    and then leases the registry's client for ``LOCATION`` (``PASSWORD`` and
+    ``USERNAME`` from ``OPTIONS`` as django-redis reads them; TLS for ``rediss://``).
+    """
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self._leased: list[Any] = []
+
+    def connect(self, url: str) -> Any:
+        """Return the registry's client for ``url`` (the cache's own client when given)."""
+        given = self.options.get("TOOLKIT_CLIENT")
+        if given is not None:
+            return given
+        import weakref
+        from types import SimpleNamespace
+
+        from .pools import resolve_kv_address
+
+        options = SimpleNamespace(password=str(self.options.get("PASSWORD") or ""))
+        address = resolve_kv_address("cache", options, url=url)
+        if self.options.get("USERNAME"):
+            address = dataclass_replace(address, username=str(self.options["USERNAME"]))
+        client = clients.lease(address, options, service="cache", instance="django_redis")
+        weakref.finalize(self, clients.release, client)
+        return client
+
+    def disconnect(self, connection: Any) -> None:
+        """Do nothing: the registry owns the client and closes it with its last lease."""
+
+
+def dataclass_replace(obj: Any, **changes: Any) -> Any:
+    """Return a copy of a frozen dataclass with ``changes`` (``dataclasses.replace``)."""
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)

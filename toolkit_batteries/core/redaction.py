@@ -7,7 +7,9 @@ through :func:`redact` (or :meth:`Config.redacted_services`), which masks:
 * the password of any URL-shaped string (``postgres://user:<pw>@host`` keeps the user);
 * in raw mappings whose schema is unknown (plugin options, free-form dicts), every value
   under a key that looks secret (``password``, ``secret``, ``token``, ``api_key``, ...);
-* strings that carry a credential scheme (``Authorization: Bearer ...``, ``Basic ...``).
+* strings that carry a credential scheme (``Authorization: Bearer ...``, ``Basic ...``,
+  ``token ...``): the credential is the first word after the scheme words, so in
+  "API token Bearer abc..." ``abc...`` is masked, never ``Bearer``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["REDACTED", "looks_secret", "redact", "redact_string"]
+__all__ = ["REDACTED", "SCHEME_WORDS", "looks_secret", "redact", "redact_string"]
 
 #: What a masked value is replaced with.
 REDACTED = "[redacted]"
@@ -29,7 +31,29 @@ _URL_CREDENTIALS = re.compile(
     r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<user>[^:@/\s'\"]*):(?P<pw>[^\s'\"]*)@"
     r"(?=[^\s'\"@/?#]*(?:[/?#\s'\"]|$))"
 )
-_BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=\-]+")
+#: Authorization scheme words (RFC 9110 and common vendor ones). They introduce a
+#: credential and are never one: in "token Bearer abc..." the credential is "abc...".
+SCHEME_WORDS = (
+    "bearer",
+    "basic",
+    "token",
+    "digest",
+    "negotiate",
+    "ntlm",
+    "dpop",
+    "apikey",
+    "api-key",
+    "aws4-hmac-sha256",
+)
+#: The words that start a credential (the rest only ever follow one).
+_TRIGGERS = "bearer|basic|token"
+_SCHEME = "|".join(re.escape(word) for word in SCHEME_WORDS)
+# A trigger word, any further scheme words ("token Bearer ...", "Bearer Basic ..."), then
+# the credential: the first word that is not itself a scheme word.
+_BEARER = re.compile(
+    rf"(?i)\b(?P<scheme>(?:{_TRIGGERS})(?:\s+(?:{_SCHEME})(?![A-Za-z0-9._~+/=\-]))*)\s+"
+    rf"(?!(?:{_SCHEME})(?![A-Za-z0-9._~+/=\-]))[A-Za-z0-9._~+/=\-]+"
+)
 # Any key ending in a password word: ``password=``, libpq's ``sslpassword=``, ``PGPASSWORD=``,
 # ``db_password=``.
 _KEYVALUE_PASSWORD = re.compile(
@@ -71,7 +95,7 @@ def redact_string(value: str) -> str:
     value = _URL_CREDENTIALS.sub(
         lambda m: f"{m['scheme']}{m['user']}:{REDACTED}@" if m["pw"] else m[0], value
     )
-    value = _BEARER.sub(lambda m: f"{m[1]} {REDACTED}", value)
+    value = _BEARER.sub(lambda m: f"{m['scheme']} {REDACTED}", value)
     return _KEYVALUE_PASSWORD.sub(lambda m: f"{m[1]}={REDACTED}", value)
 
 

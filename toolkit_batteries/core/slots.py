@@ -1,22 +1,22 @@
-"""Django's slots: find (or add) the alias of Django's handler that holds a battery's backend.
+"""Django's slots: the objects Django's handlers hold, and the aliases SQL batteries derive.
 
-Where Django has a slot for a service (``CACHES``, ``DATABASES``, ``STORAGES``, ``TASKS``,
-``EMAIL_BACKEND``), the battery's adapter IS the Django backend and Django's handler
-(``caches``, ``connections``, ...) builds and holds it. ``TOOLKIT`` still chooses the
-adapter and its options; ``settings.py`` derives the slot setting from it with one call
-per slot (``django_database_settings``, ``django_cache_settings``, ...).
+Where Django has a slot for a service (``CACHES``, ``STORAGES``, ``DATABASES``, ``TASKS``,
+``EMAIL_BACKEND``, ``SESSION_ENGINE``), the battery's adapter IS the Django backend and
+Django's handler (``caches``, ``storages``, ``connections``, ...) builds and holds it.
+``settings.py`` derives every slot from ``TOOLKIT`` with :mod:`toolkit_batteries.slots`.
 
-The container then has to find *which* alias of the handler holds the instance it is
-asked for. :func:`slot_alias` answers: the alias whose configured entry equals the entry
-derived from ``TOOLKIT`` (so with a derived ``CACHES``, ``services.cache()`` is
-``caches["default"]``); when no alias matches (a test's ``override_settings(TOOLKIT=...)``,
-a script's ``Container(config)``, a battery's own ``dsn``), the entry is registered with
-the handler at run time under a derived alias, so the very same class is still built and
-held by Django.
+What stays here:
 
-:class:`Held` is what an adapter's ``open`` returns for an object Django keeps per thread
-(``caches[alias]``): the container calls its getter on every accessor call instead of
-caching one object, and never closes it, since Django owns it.
+* :class:`Held`: what an adapter's ``open`` returns for an object Django keeps per thread
+  (``caches[alias]``, ``storages[alias]``, a mail connection): the container calls its
+  getter on every accessor call instead of caching one object, and never closes it.
+  ``cache`` and ``storage`` find their alias by the instance's name; where Django has
+  none, they build the backend themselves and register nothing.
+* :func:`slot_alias`: the ``DATABASES`` alias of a battery's own ``dsn`` (one per
+  database, so the ORM and every SQL battery share a connection per thread) and the
+  ``TASKS`` alias of a queue instance, which Django's handlers must know by name
+  (``using=alias``, ``task.using(backend=alias)``); registered at run time only when
+  settings did not derive it.
 """
 
 from __future__ import annotations

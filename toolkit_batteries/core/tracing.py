@@ -23,11 +23,20 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 
-__all__ = ["activate", "active", "deactivate", "operation", "reset", "traced"]
+__all__ = [
+    "activate",
+    "active",
+    "deactivate",
+    "operation",
+    "reset",
+    "set_recorder",
+    "traced",
+]
 
 logger = logging.getLogger("toolkit.observability")
 
@@ -39,6 +48,58 @@ _tracer: Any = None
 _looked = False
 
 T = TypeVar("T", bound=type)
+
+#: Called as ``recorder(service, instance, op, seconds, failed)`` after every operation
+#: (the ``/metrics`` view's latency and error series); ``None``: nothing is timed.
+_recorder: Callable[[str, str, str, float, bool], None] | None = None
+
+
+def set_recorder(recorder: Callable[[str, str, str, float, bool], None] | None) -> None:
+    """Time every battery operation into ``recorder`` (``None`` stops it)."""
+    global _recorder
+    _recorder = recorder
+
+
+class _Timed:
+    """Time one operation around its span (or around nothing when untraced)."""
+
+    __slots__ = ("inner", "instance", "op", "recorder", "service", "started")
+
+    def __init__(
+        self,
+        recorder: Callable[[str, str, str, float, bool], None],
+        service: str,
+        instance: str,
+        op: str,
+        inner: AbstractContextManager[Any],
+    ) -> None:
+        self.recorder, self.service, self.instance, self.op = recorder, service, instance, op
+        self.inner = inner
+        self.started = 0.0
+
+    def __enter__(self) -> Any:
+        self.started = time.perf_counter()
+        return self.inner.__enter__()
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Any:
+        try:
+            return self.inner.__exit__(exc_type, exc, tb)
+        finally:
+            elapsed = time.perf_counter() - self.started
+            try:
+                self.recorder(self.service, self.instance, self.op, elapsed, exc_type is not None)
+            except Exception:  # telemetry must not break the operation it observes
+                logger.debug("observability: recording %s.%s failed", self.service, self.op)
+
+
+def _span(service: str, instance: str, op: str, **attributes: Any) -> AbstractContextManager[Any]:
+    """Return the operation's span, timed when a recorder is set."""
+    tracer = _tracer if _looked else active()
+    inner = _NULL if tracer is None else tracer.operation(service, instance, op, **attributes)
+    recorder = _recorder
+    if recorder is None:
+        return inner
+    return _Timed(recorder, service, instance, op, inner)
 
 
 def activate(observability: Any) -> None:
@@ -72,10 +133,7 @@ def operation(
     service: str, instance: str, op: str, **attributes: Any
 ) -> AbstractContextManager[Any]:
     """Return the context manager of one remote operation's span (a no-op untraced)."""
-    tracer = _tracer if _looked else active()
-    if tracer is None:
-        return _NULL
-    return tracer.operation(service, instance, op, **attributes)
+    return _span(service, instance, op, **attributes)
 
 
 def traced(*methods: str) -> Callable[[T], T]:
@@ -105,9 +163,9 @@ def _wrap(service: str, op: str, method: Callable[..., Any]) -> Callable[..., An
         @functools.wraps(method)
         async def traced_async(self: Any, *args: Any, **kwargs: Any) -> Any:
             tracer = _tracer if _looked else active()
-            if tracer is None:
+            if tracer is None and _recorder is None:
                 return await method(self, *args, **kwargs)
-            with tracer.operation(service, getattr(self, "instance", "default"), op):
+            with _span(service, getattr(self, "instance", "default"), op):
                 return await method(self, *args, **kwargs)
 
         return traced_async
@@ -115,9 +173,9 @@ def _wrap(service: str, op: str, method: Callable[..., Any]) -> Callable[..., An
     @functools.wraps(method)
     def traced_sync(self: Any, *args: Any, **kwargs: Any) -> Any:
         tracer = _tracer if _looked else active()
-        if tracer is None:
+        if tracer is None and _recorder is None:
             return method(self, *args, **kwargs)
-        with tracer.operation(service, getattr(self, "instance", "default"), op):
+        with _span(service, getattr(self, "instance", "default"), op):
             return method(self, *args, **kwargs)
 
     return traced_sync

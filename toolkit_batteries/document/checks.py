@@ -8,7 +8,8 @@ own ``toolkit_document.E001`` (each instance's adapter resolves):
   literal private address without ``allow_private``.
 * ``toolkit_document.E003``: ``dpi`` or ``latex_runs`` out of range.
 * ``toolkit_document.E004``: ``latex`` with a ``latex_command`` not found on ``PATH``, or
-  ``latex_sandbox`` ``required`` without ``bwrap`` on ``PATH``.
+  ``latex_sandbox`` ``required`` (or ``auto`` outside development, which means required)
+  without ``bwrap`` on ``PATH``.
 * ``toolkit_document.E005``: ``local`` without WeasyPrint installed (the ``document``
   extra).
 * ``toolkit_document.W001``: the ``latex_pdf_to_ppm`` converter is not on ``PATH``: PDFs
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core import checks
 
+from toolkit_batteries.auth.policy import development_switch
 from toolkit_batteries.core.checks import resolved_instances
 from toolkit_batteries.core.errors import InvalidOptionsError
 
@@ -125,10 +127,14 @@ def _latex_checks(where: str, options: Any) -> list[checks.CheckMessage]:
                 id="toolkit_document.E004",
             )
         )
-    if (options.latex_sandbox or "auto") == "required" and shutil.which("bwrap") is None:
+    mode = (options.latex_sandbox or "auto").strip().lower()
+    required = mode == "required" or (mode == "auto" and not development_switch())
+    if required and shutil.which("bwrap") is None:
         found.append(
             checks.Error(
-                f'{where}: option "latex_sandbox" is required but bwrap is not on PATH',
+                f'{where}: option "latex_sandbox" is {mode}'
+                + (" (required outside development)" if mode == "auto" else "")
+                + " but bwrap is not on PATH",
                 hint="install bubblewrap, or set latex_sandbox to auto",
                 obj=_OBJ,
                 id="toolkit_document.E004",

@@ -30,7 +30,9 @@ class DocumentOptions:
     )
     latex_runs: int = option(0, doc="bound on compiler passes; 0 = the adapter's default")
     latex_sandbox: str = option(
-        "auto", choices=("auto", "required", "off"), doc="OS sandbox: auto, required or off"
+        "auto",
+        choices=("auto", "required", "off"),
+        doc="OS sandbox: auto (required outside development), required or off",
     )
     latex_allow_unsafe_source: bool = option(
         False, doc="skip the source pre-scan (absolute or .. paths, shell escape); trusted only"

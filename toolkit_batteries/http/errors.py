@@ -100,6 +100,29 @@ def error_response(
     return response
 
 
+#: How deeply a request body may nest arrays and objects. Real payloads stay under ten
+#: levels; the bound keeps serializers and handlers (which recurse) far from the stack limit.
+MAX_JSON_DEPTH = 64
+_TOO_DEEP = f"JSON body nested deeper than {MAX_JSON_DEPTH} levels"
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Return True when ``value`` nests lists/dicts more than ``limit`` levels (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
 def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str, Any]:
     """Return the request's JSON object body, or raise a 400/413 :class:`ApiError`.
 
@@ -123,6 +146,10 @@ def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str
         data = json.loads(raw or b"null")
     except (ValueError, UnicodeDecodeError):
         raise ApiError(400, "invalid_argument", "invalid JSON body") from None
+    except RecursionError:  # nesting deep enough to exhaust the decoder's recursion
+        raise ApiError(400, "invalid_argument", _TOO_DEEP) from None
+    if _deeper_than(data, MAX_JSON_DEPTH):
+        raise ApiError(400, "invalid_argument", _TOO_DEEP)
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_argument", "request body must be a JSON object")
     return data

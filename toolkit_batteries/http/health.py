@@ -8,9 +8,13 @@
 
 * :func:`healthz` is liveness: it answers ``200 {"status": "ok"}`` without touching any
   server, so a slow database never gets a healthy process restarted.
-* :func:`readyz` is readiness: it pings every service the project's container has
-  opened (``services.container().opened()``), concurrently, each bounded by a timeout,
-  and answers one row per service instance::
+* :func:`readyz` is readiness: it pings every service the project configures
+  (a ``settings.TOOLKIT`` key or a ``<SERVICE>__...`` variable) or installs
+  (``toolkit_batteries.<service>`` in ``INSTALLED_APPS``), each instance, plus anything
+  else opened since start (plugins): the rows ``toolkit doctor`` shows, so a service
+  never used since start still has one. The probes run concurrently, each bounded by a
+  timeout, and the answer is cached for :data:`CACHE_SECONDS` (one probe run shared by
+  every request in that second, so a load balancer's probes cost nothing)::
 
       {"status": "unavailable",
        "services": [{"service": "cache", "instance": "default", "adapter": "kvserver",
@@ -35,23 +39,27 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_safe
 
-__all__ = ["ServiceCheck", "healthz", "readiness", "readyz"]
+__all__ = ["ServiceCheck", "configured_pairs", "healthz", "readiness", "readyz"]
 
 logger = logging.getLogger("toolkit.health")
 
 #: Seconds one service may take to answer before its row is an error.
 TIMEOUT = 2.0
+#: Seconds one ``/readyz`` answer is reused for (probes of a load balancer share it).
+CACHE_SECONDS = 1.0
 _NO_STORE = {"Cache-Control": "no-store"}
+#: The clock of the cache (a test injects a fake one).
+clock: Callable[[], float] = time.monotonic
 
 
 class ServiceCheck:
-    """Ping one opened service instance; the shape of a django-health-check backend."""
+    """Ping one service instance (opening it first if needed); a django-health-check backend."""
 
     critical_service = True
 
@@ -136,13 +144,13 @@ def readiness(
     *,
     timeout: float = TIMEOUT,
 ) -> tuple[bool, list[dict[str, Any]]]:
-    """Ping ``pairs`` (default: every opened service) concurrently; return (ok, rows)."""
+    """Ping ``pairs`` (default: :func:`configured_pairs`) concurrently; return (ok, rows)."""
     if container is None:
         from toolkit_batteries import services
 
         container = services.container()
     if pairs is None:
-        pairs = container.opened()
+        pairs = configured_pairs(container)
     checks = [ServiceCheck(container, service, instance) for service, instance in pairs]
     threads = [
         threading.Thread(target=check.run_check, args=(timeout,), daemon=True) for check in checks
@@ -155,6 +163,52 @@ def readiness(
     return all(row["status"] == "ok" for row in rows), rows
 
 
+def configured_pairs(container: Any) -> list[tuple[str, str]]:
+    """Return every (service, instance) the project configures or installs, then the opened.
+
+    The same services ``toolkit doctor`` checks (:func:`~toolkit_batteries.core.doctor.
+    project_services`), each configured instance, in catalog order; then whatever else
+    the container opened since start (plugins, an instance only named in code).
+    """
+    from toolkit_batteries.core.catalog import SERVICES
+    from toolkit_batteries.core.doctor import project_services
+
+    configured, installed = project_services()
+    wanted = configured | installed
+    pairs = [
+        (service, instance)
+        for service in SERVICES
+        if service in wanted
+        for instance in container.config.instances(service)
+    ]
+    pairs += [pair for pair in container.opened() if pair not in pairs]
+    return pairs
+
+
+class _Cache:
+    """One readiness answer per container, reused for :data:`CACHE_SECONDS`.
+
+    The lock makes concurrent requests share one probe run instead of starting one each.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.container: Any = None
+        self.at = float("-inf")
+        self.answer: tuple[bool, list[dict[str, Any]]] = (True, [])
+
+    def get(self, container: Any) -> tuple[bool, list[dict[str, Any]]]:
+        with self.lock:
+            now = clock()
+            if self.container is not container or now - self.at >= CACHE_SECONDS:
+                self.answer = readiness(container)
+                self.container, self.at = container, clock()
+            return self.answer
+
+
+_cache = _Cache()
+
+
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness: the process answers HTTP. No I/O, so it never fails because a server did."""
@@ -163,8 +217,10 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Readiness: one row per opened service; 200 when all answer, 503 otherwise."""
-    ok, rows = readiness()
+    """Readiness: one row per configured service; 200 when all answer, 503 otherwise."""
+    from toolkit_batteries import services
+
+    ok, rows = _cache.get(services.container())
     return JsonResponse(
         {"status": "ok" if ok else "unavailable", "services": rows},
         status=200 if ok else 503,

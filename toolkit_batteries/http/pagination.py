@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -53,14 +54,25 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
     return value
 
 
+#: A ``limit`` as text: ASCII digits only.
+_LIMIT_TEXT = re.compile(r"[0-9]{1,4}")
+
+
 def parse_limit(raw: str | int | None) -> int:
-    """Return the page size: default 50, at most 200; anything else is a 400 on ``limit``."""
-    if raw is None or raw == "":
+    """Return the page size: default 50, at most 200; anything else is a 400 on ``limit``.
+
+    Only an absent ``limit`` takes the default: an empty value, signs, spaces or non-ASCII
+    digits (which ``int()`` would take) are refused, as the documented ``integer`` says.
+    """
+    if raw is None:
         return DEFAULT_LIMIT
-    try:
-        limit = int(raw)
-    except (TypeError, ValueError):
+    if isinstance(raw, str) and not _LIMIT_TEXT.fullmatch(raw):
         limit = 0
+    else:
+        try:
+            limit = int(raw)
+        except (TypeError, ValueError):
+            limit = 0
     if not 1 <= limit <= MAX_LIMIT:
         raise ApiError(
             400,

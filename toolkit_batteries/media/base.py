@@ -133,6 +133,39 @@ class Media(Service):
                 extra={"service": "media", "instance": ctx.instance},
             )
 
+    @classmethod
+    def aliased_store(cls, ctx: Any) -> Any:
+        """Return ``storages[options.storage]`` (Django's object), or None when unset.
+
+        With ``storage`` set, media keeps its files in a store ``STORAGES`` already
+        declares (``slots.storages(TOOLKIT)``) instead of re-declaring its options; the
+        alias must hold a storage-battery store.
+        """
+        alias = str(ctx.options.storage or "").strip()
+        if not alias:
+            return None
+        from django.core.files.storage import InvalidStorageError, storages
+
+        from toolkit_batteries.core.djangoready import ensure_django
+        from toolkit_batteries.core.errors import InvalidOptionsError
+        from toolkit_batteries.storage.base import Storage
+
+        ensure_django()
+        try:
+            store = storages[alias]
+        except InvalidStorageError:
+            raise InvalidOptionsError(
+                "media", "storage", "names no alias of settings.STORAGES", instance=ctx.instance
+            ) from None
+        if not isinstance(store, Storage):
+            raise InvalidOptionsError(
+                "media",
+                "storage",
+                "names a STORAGES alias that is not a storage-battery store",
+                instance=ctx.instance,
+            )
+        return store
+
     # ------------------------------------------------------------------ identity
 
     @property

@@ -49,7 +49,7 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
     found: list[checks.CheckMessage] = []
     for cfg, adapter in resolved_instances(config, "media"):
         where, options = f"media.{cfg.instance}", cfg.options
-        if adapter == "objstore":
+        if adapter == "objstore" and not str(options.storage or "").strip():
             try:
                 check_bucket_name(options.bucket)
             except InvalidKeyError:

@@ -13,6 +13,11 @@ __all__ = ["MediaOptions"]
 class MediaOptions:
     """Options of ``media``; adapters ``local`` (default) and ``objstore``."""
 
+    storage: str = option(
+        "",
+        doc="a STORAGES alias to keep files in (Django's storages[alias]); replaces the "
+        "adapter's own store (root, bucket, endpoint, keys)",
+    )
     root: str = option("/tmp/media", doc="local root directory")
     base_url: str = option("/media", doc="base URL of served assets")
     max_download_bytes: ByteSize = option(ByteSize(64 * 1024 * 1024), doc="bound on one download")

@@ -75,6 +75,9 @@ MAX_ERROR_LENGTH = 2000
 STALL_AFTER = 300.0
 #: Largest ``limit`` of :meth:`Outbox.dead_messages`.
 MAX_DEAD_LIMIT = 1000
+#: The ``locked_until`` of an abandoned row given back untried: long expired (claimable),
+#: yet not 0, so the next claim still sees that a relay stopped while holding it.
+ABANDONED = 1.0
 
 _TOPIC = re.compile(r"^[^\s\x00]+$")
 
@@ -157,6 +160,9 @@ class Record:
     created_at: datetime
     status: str = "pending"
     last_error: str = ""
+    #: Claimed before and never settled: the relay holding it died, was killed or hung
+    #: past ``lock_seconds`` (the message may be what stops relays; see the relay).
+    abandoned: bool = False
 
     def envelope(self) -> bytes:
         """Return what the relay publishes: JSON with the id, topic, key, headers, payload.
@@ -534,6 +540,14 @@ class Outbox(Service):
         """Confirm a batch whose messages are all settled (cdc: advance the slot)."""
 
     def _mark_sent(self, rows: list[int], now: float) -> int:
+        raise NotImplementedError
+
+    def _release(self, rows: list[int], owner: str, *, abandoned: bool) -> int:
+        """Give claimed, untried rows back as they were (attempt undone, lease dropped).
+
+        ``abandoned`` rows stay marked as such (an expired lease), so the next claim
+        still treats them one at a time.
+        """
         raise NotImplementedError
 
     def _mark_failed(

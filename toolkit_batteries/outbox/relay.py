@@ -20,7 +20,17 @@ One batch (:meth:`Relay.run_once`):
 
 A relay killed between 2 and 3 leaves its rows leased; when the lease ends another relay
 (or the restarted one) publishes them again: at-least-once, which the consumer's inbox
-turns into exactly-once effects. SIGTERM and SIGINT (with ``install_signal_handlers``)
+turns into exactly-once effects.
+
+**Abandoned rows** (claimed before and never settled: the relay holding them died, was
+killed, or hung past ``lock_seconds``) may hold the message that stops relays (a poison
+message that crashes or hangs the publisher). A claim that returns one keeps the rows
+up to the first abandoned one, gives the rest back untried (their attempt undone), and
+publishes and marks what it kept one message at a time. So a poison message costs its
+batch neighbours one redelivery, never one per crash, and the messages behind it are
+not charged attempts for it. An abandoned row claimed for more than ``max_attempts``
+attempts is moved to the dead list without being published again, and the messages
+behind it flow on. SIGTERM and SIGINT (with ``install_signal_handlers``)
 let the batch in flight finish, marks included, then stop; a second signal exits at once.
 Sent messages older than ``retention`` are purged once a minute.
 """
@@ -100,6 +110,8 @@ class BatchResult:
     sent: int = 0
     retried: int = 0
     dead: int = 0
+    #: Claimed rows given back untried behind an abandoned row (a claim to come takes them).
+    released: int = 0
 
 
 @dataclass
@@ -160,6 +172,12 @@ class Relay:
         outbox._check_open()
         claimed_at = outbox.clock()
         records, token = outbox._begin_batch(self.owner, self.batch_size, claimed_at, self.lease)
+        suspect = next((i for i, record in enumerate(records) if record.abandoned), None)
+        if suspect is not None:
+            result = self._one_at_a_time(records, suspect)
+            outbox._end_batch(token)
+            self.stats.add(result)
+            return result
         sent: list[int] = []
         retried = dead = 0
         for index, record in enumerate(records):
@@ -189,6 +207,55 @@ class Relay:
         result = BatchResult(len(records), len(sent), retried, dead)
         self.stats.add(result)
         return result
+
+    def _one_at_a_time(self, records: list[Record], suspect: int) -> BatchResult:
+        """Settle a batch holding an abandoned row: each message marked once published.
+
+        Rows after the first abandoned one go back untried (so a poison message costs
+        them no attempt); the kept rows are published one by one, each marked before the
+        next, and an abandoned row past ``max_attempts`` is buried unpublished.
+        """
+        outbox = self.outbox
+        kept, rest = records[: suspect + 1], records[suspect + 1 :]
+        released = 0
+        for abandoned in (True, False):
+            rows = [record.row for record in rest if record.abandoned is abandoned]
+            if rows:
+                released += outbox._release(rows, self.owner, abandoned=abandoned)
+        sent = retried = dead = 0
+        for record in kept:
+            if record.abandoned and record.attempts > self.max_attempts:
+                self._bury_abandoned(record)
+                dead += 1
+                continue
+            try:
+                self.publish(record)
+            except Exception as exc:  # any publish failure: retry or bury, never lose
+                if self._failed(record, exc):
+                    dead += 1
+                else:
+                    retried += 1
+            else:
+                sent += outbox._mark_sent([record.row], outbox.clock())
+        return BatchResult(len(kept), sent, retried, dead, released)
+
+    def _bury_abandoned(self, record: Record) -> None:
+        """Move a row whose relays kept stopping on it to the dead list, unpublished."""
+        stops = record.attempts - 1
+        error = (
+            f"RelayStopped: the relay stopped while holding it {stops} times "
+            "(killed, crashed, or hung past lock_seconds)"
+        )
+        now = self.outbox.clock()
+        self.outbox._mark_failed(record.row, self.owner, error, now, True, now)
+        logger.error(
+            "outbox.%s: message %s (topic %s) moved to the dead list: relays stopped while "
+            "holding it %d times",
+            self.outbox.instance,
+            record.row,
+            record.topic,
+            stops,
+        )
 
     def _failed(self, record: Record, exc: Exception) -> bool:
         """Schedule a retry or bury the message; return True when it went dead."""
@@ -258,7 +325,8 @@ class Relay:
                 if stop_when_empty and result.claimed == 0:
                     break
                 self._maybe_purge()
-                if result.claimed < self.batch_size and not self._stop.is_set():
+                busy = result.claimed + result.released >= self.batch_size
+                if not busy and not self._stop.is_set():
                     waiter.wait(self.outbox.settings.poll_interval)
         finally:
             waiter.close()

@@ -67,6 +67,8 @@ __all__ = [
 DEFAULT_MAX_WEBHOOK_BYTES = 1024 * 1024
 #: Largest accepted drift of a webhook's signed timestamp, in seconds (``webhook_tolerance``).
 DEFAULT_WEBHOOK_TOLERANCE = 300.0
+#: Seconds a webhook event id stays reserved (providers retry for up to three days).
+EVENT_TTL = 4 * 24 * 3600.0
 #: Largest amount accepted, in minor units (the providers' own bound is 99,999,999.99).
 MAX_AMOUNT = 99_999_999_999
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
@@ -218,7 +220,8 @@ class WebhookEvent:
 
     ``state`` is the payment state the event reports (``None`` when it reports none);
     ``amount_refunded`` the provider's running refunded total when the event carries it;
-    ``refund_id``/``refund_status`` a refund's new status. After
+    ``refund_id``/``refund_status``/``refund_amount`` a refund and its new status
+    (``provider_id`` then names the refunded payment when the event says). After
     :meth:`Payment.handle_webhook`, ``payment`` is the row it concerned (``None`` when
     unknown), ``applied`` tells whether the row changed, ``note`` why not.
     """
@@ -230,6 +233,8 @@ class WebhookEvent:
     amount_refunded: int | None = None
     refund_id: str = ""
     refund_status: str = ""
+    #: A refund event's amount in minor units, when the event carries it.
+    refund_amount: int | None = None
     data: dict[str, Any] = field(default_factory=dict, repr=False)
     payment: Any = field(default=None, repr=False)
     applied: bool = False
@@ -314,9 +319,23 @@ class Payment(Service):
     # ------------------------------------------------------------------ reading
 
     def _rows(self) -> Any:
+        """Return this instance's payment rows: every lookup goes through here.
+
+        Instances share the table (and often an adapter), so a provider id or a primary
+        key alone may name another instance's payment: a webhook signed with a test
+        instance's secret must never move a live payment.
+        """
         from .models import PaymentRecord
 
-        return PaymentRecord.objects.using(self.database.alias)
+        return PaymentRecord.objects.using(self.database.alias).filter(instance=self.instance)
+
+    def _refund_rows(self) -> Any:
+        """Return the refund rows of this instance's payments."""
+        from .models import RefundRecord
+
+        return RefundRecord.objects.using(self.database.alias).filter(
+            payment__instance=self.instance
+        )
 
     def get(self, payment_id: uuid.UUID | str) -> PaymentRecord:
         """Return the payment row ``payment_id`` of this instance, or raise not found."""
@@ -324,19 +343,21 @@ class Payment(Service):
             key = payment_id if isinstance(payment_id, uuid.UUID) else uuid.UUID(str(payment_id))
         except ValueError:
             raise PaymentNotFoundError(self.instance, "(not a payment id)") from None
-        found = self._rows().filter(pk=key, instance=self.instance).first()
+        found = self._rows().filter(pk=key).first()
         if found is None:
             raise PaymentNotFoundError(self.instance, str(key))
         return found
 
     def find(self, provider_id: str) -> PaymentRecord | None:
-        """Return the payment whose provider object id is ``provider_id``, or ``None``."""
+        """Return this instance's payment with provider object id ``provider_id``, or None."""
+        if not provider_id:
+            return None
         return self._rows().filter(adapter=self.adapter_name, provider_id=provider_id).first()
 
     def refunds(self, payment_id: uuid.UUID | str) -> list[RefundRecord]:
         """Return the refunds of a payment, oldest first."""
         record = self.get(payment_id)
-        return list(record.refunds.using(self.database.alias).order_by("created_at"))
+        return list(self._refund_rows().filter(payment=record).order_by("created_at"))
 
     # ------------------------------------------------------------------ operations
 
@@ -367,8 +388,10 @@ class Payment(Service):
         if not capture and not self.manual_capture:
             raise PaymentNotSupportedError(self.instance, self.adapter_name, "capture=False")
         payment_id = uuid.uuid4()
+        answered: dict[str, ProviderPayment] = {}
+        rows: dict[str, PaymentRecord] = {}
 
-        def work(provider_key: str) -> str:
+        def at_provider(provider_key: str) -> dict[str, Any]:
             found = self._create(
                 amount,
                 currency,
@@ -378,27 +401,52 @@ class Payment(Service):
                 capture=capture,
                 idempotency_key=provider_key,
             )
-            existing = self.find(found.provider_id) if provider_key else None
-            if existing is not None:  # the provider replayed a keyed create
-                made[str(existing.id)] = (existing, found)
-                return str(existing.id)
-            row = self._insert(payment_id, amount, currency, reference, description, meta, found)
-            made[str(payment_id)] = (row, found)
-            return str(payment_id)
+            answered[found.provider_id] = found
+            return {
+                "payment_id": str(payment_id),
+                "provider_id": found.provider_id,
+                "state": found.state.value,
+                "provider_status": found.provider_status,
+                "provider_data": found.provider_data,
+            }
 
-        made: dict[str, tuple[PaymentRecord, ProviderPayment]] = {}
-        if idempotency_key is None:
-            done = work("")
-        else:
-            fingerprint = _digest(f"{amount}:{currency}:{reference}:{capture}")
-            done = self._once("create", idempotency_key, fingerprint, work)
-        if done not in made:  # a replay from the idempotency store: no provider call
-            record = self.get(done)
-            record.client_secret = record.checkout_url = ""
-            return record
-        record, found = made[done]
-        record.client_secret = found.client_secret
-        record.checkout_url = found.checkout_url
+        def in_books(answer: dict[str, Any]) -> str:
+            # A replayed keyed create (or a retried local write) finds the row it made.
+            existing = self.find(answer["provider_id"])
+            if existing is not None:
+                rows[str(existing.id)] = existing
+                return str(existing.id)
+            found = ProviderPayment(
+                answer["provider_id"],
+                PaymentState(answer["state"]),
+                answer["provider_status"],
+                provider_data=answer["provider_data"],
+            )
+            row = self._insert(
+                uuid.UUID(answer["payment_id"]),
+                amount,
+                currency,
+                reference,
+                description,
+                meta,
+                found,
+            )
+            rows[str(row.id)] = row
+            return str(row.id)
+
+        if idempotency_key is None:  # no replay possible: insert what the provider said
+            found = answered[at_provider("")["provider_id"]]
+            row = self._insert(payment_id, amount, currency, reference, description, meta, found)
+            row.client_secret, row.checkout_url = found.client_secret, found.checkout_url
+            return row
+        fingerprint = _digest(f"{amount}:{currency}:{reference}:{capture}")
+        done = self._once("create", idempotency_key, fingerprint, at_provider, in_books)
+        record = rows.get(done) or self.get(done)
+        shown = answered.get(record.provider_id)
+        # The client secret and checkout URL are never stored: only the call that reached
+        # the provider can hand them out.
+        record.client_secret = shown.client_secret if shown else ""
+        record.checkout_url = shown.checkout_url if shown else ""
         return record
 
     def sync(self, payment_id: uuid.UUID | str) -> PaymentRecord:
@@ -456,8 +504,6 @@ class Payment(Service):
         without calling the provider. The same key with another payment, amount or
         reason raises :class:`IdempotencyKeyReusedError`.
         """
-        from .models import RefundRecord
-
         record = self.get(payment_id)
         if amount is not None:
             amount = self._check_amount(amount)
@@ -465,7 +511,7 @@ class Payment(Service):
             raise InvalidPaymentError(self.instance, "reason", "is longer than 500 characters")
         fingerprint = _digest(f"{record.id}:{amount if amount is not None else 'rest'}:{reason}")
 
-        def work(provider_key: str) -> str:
+        def at_provider(provider_key: str) -> dict[str, Any]:
             fresh = self.get(record.id)
             if fresh.state not in _REFUNDABLE:
                 raise IllegalTransitionError(
@@ -477,10 +523,16 @@ class Payment(Service):
                     self.instance, "amount", "is more than the payment has left to refund"
                 )
             found = self._refund(fresh, wanted, reason, provider_key)
-            return self._record_refund(fresh.id, wanted, reason, found, idempotency_key)
+            return {"provider_id": found.provider_id, "status": found.status, "amount": wanted}
 
-        made = self._once("refund", idempotency_key, fingerprint, work)
-        return RefundRecord.objects.using(self.database.alias).get(pk=made)
+        def in_books(answer: dict[str, Any]) -> str:
+            found = ProviderRefund(answer["provider_id"], answer["status"])
+            return self._record_refund(
+                record.id, int(answer["amount"]), reason, found, idempotency_key
+            )
+
+        made = self._once("refund", idempotency_key, fingerprint, at_provider, in_books)
+        return self._refund_rows().get(pk=made)
 
     def transition(self, payment_id: uuid.UUID | str, state: PaymentState | str) -> PaymentRecord:
         """Move a payment to ``state`` in the books only (no provider call), if allowed."""
@@ -528,17 +580,46 @@ class Payment(Service):
             raise WebhookPayloadError(self.instance, "does not have the provider's shape") from None
 
     def handle_webhook(self, body: bytes, headers: Any) -> WebhookEvent:
-        """Verify a webhook (:meth:`verify_webhook`) and apply it to the payment it names.
+        """Verify a webhook (:meth:`verify_webhook`) and apply it, once per event id.
 
+        Only this instance's payments and refunds are looked at. An event id already
+        applied (a provider retry, a replay of an old event within the tolerance) comes
+        back with ``applied=False`` and a ``duplicate`` note, changing nothing; the id is
+        reserved in the idempotency store for :data:`EVENT_TTL` seconds, as billing does.
         An event that would break the state machine (a stale or out-of-order delivery)
         changes nothing and comes back with ``applied=False`` and a ``note``.
         """
         event = self.verify_webhook(body, headers)
-        if event.refund_id and event.refund_status:
-            self._update_refund(event.refund_id, event.refund_status)
+        reservation = None
+        if self.idempotency is not None and event.id:
+            key = f"payment:event:{_digest(f'{self.instance}:{event.id}')}"
+            reservation = self.idempotency.reserve(key, EVENT_TTL)
+            if not reservation.owned:
+                return dataclasses.replace(event, note="duplicate: this event was already applied")
+        try:
+            outcome = self._apply_event(event)
+        except BaseException:
+            if reservation is not None:
+                reservation.release()
+            raise
+        if reservation is not None:
+            if outcome.payment is None:
+                reservation.release()  # nothing of ours: a later resend may still apply
+            else:
+                reservation.commit({"applied": outcome.applied})
+        return outcome
+
+    def _apply_event(self, event: WebhookEvent) -> WebhookEvent:
+        """Apply a verified event to this instance's rows (see :meth:`handle_webhook`)."""
+        record = self.find(event.provider_id)
+        if event.refund_id:
+            before = record.updated_at if record is not None else None
+            updated = self._apply_refund_event(event, record)
+            if updated is None:
+                return dataclasses.replace(event, note="no refund of this instance has that id")
+            return dataclasses.replace(event, payment=updated, applied=updated.updated_at != before)
         if not event.provider_id:
             return event
-        record = self.find(event.provider_id)
         if record is None:
             return dataclasses.replace(event, note="no payment of this instance has that id")
         if event.state is None and event.amount_refunded is None:
@@ -557,8 +638,23 @@ class Payment(Service):
 
     # ------------------------------------------------------------------ internals
 
-    def _once(self, kind: str, key: str, fingerprint: str, work: Callable[[str], str]) -> str:
-        """Run ``work`` once per ``key`` through the idempotency store; return its id."""
+    def _once(
+        self,
+        kind: str,
+        key: str,
+        fingerprint: str,
+        at_provider: Callable[[str], dict[str, Any]],
+        in_books: Callable[[dict[str, Any]], str],
+    ) -> str:
+        """Run ``at_provider`` once per ``key``, then ``in_books`` with its answer; return an id.
+
+        The reservation is committed with the provider's answer as soon as the provider
+        has acted, before the local write: if that write fails (a database error, a
+        killed worker), a retry with the same key repeats only ``in_books``, which
+        upserts by the provider's object id, and never asks the provider again (a
+        provider without idempotency keys would act twice). A provider error releases
+        the key, as nothing happened there.
+        """
         from toolkit_batteries.idempotency import ReservationState
 
         if not isinstance(key, str) or not key.strip() or len(key) > 255:
@@ -576,14 +672,17 @@ class Payment(Service):
                 raise IdempotencyKeyReusedError(self.instance, kind)
             if reservation.state is ReservationState.IN_PROGRESS:
                 raise OperationInProgressError(self.instance, kind)
-            return str(reservation.response["id"])
+            stored = reservation.response
+            if "provider" in stored:  # the provider acted; (re)do the local write only
+                return in_books(stored["provider"])
+            return str(stored["id"])  # a record committed before the two-step form
         try:
-            made = work(f"toolkit-{kind}-{digest[:48]}")
+            answer = at_provider(f"toolkit-{kind}-{digest[:48]}")
         except BaseException:
             reservation.release()
             raise
-        reservation.commit({"id": made})
-        return made
+        reservation.commit({"provider": answer})
+        return in_books(answer)
 
     def _insert(
         self,
@@ -648,24 +747,57 @@ class Payment(Service):
             return row
 
     def _apply_refunded_total(self, payment_id: uuid.UUID, total: int) -> PaymentRecord:
-        """Raise the refunded total to the provider's figure (refunds made elsewhere too)."""
+        """Note the provider's running refunded total (refunds made elsewhere count too).
+
+        The figure is kept beside the refund rows (``provider_data["refunded_total"]``)
+        and never added to: :meth:`_settle_refunded` takes the larger of it and the
+        rows' sum, so a ``charge.refunded`` webhook that arrives before the local
+        refund row is written does not count that refund twice.
+        """
         from django.db import transaction
         from django.utils import timezone
 
         with transaction.atomic(using=self.database.alias):
             row = self._rows().select_for_update().get(pk=payment_id)
-            total = min(int(total), row.amount)
-            if total <= row.amount_refunded:
-                return row
-            target = (
-                PaymentState.REFUNDED if total >= row.amount else PaymentState.PARTIALLY_REFUNDED
-            )
-            check_transition(row.state, target, instance=self.instance, payment_id=str(row.id))
-            row.amount_refunded = total
-            row.state = target.value
-            row.updated_at = timezone.now()
-            row.save(using=self.database.alias)
+            data = dict(row.provider_data or {})
+            raised = int(total) > int(data.get("refunded_total") or 0)
+            if raised:
+                data["refunded_total"] = int(total)
+                row.provider_data = data
+            if not self._settle_refunded(row, timezone.now()) and raised:
+                row.save(using=self.database.alias, update_fields=["provider_data"])
             return row
+
+    def _settle_refunded(self, row: PaymentRecord, now: Any) -> bool:
+        """Derive ``amount_refunded`` and the state from the refund rows; save if raised.
+
+        The total is the sum of the payment's refunds that have not failed, or the
+        provider's reported total when that is larger (refunds made in its dashboard),
+        capped at the amount. It only grows. Raises
+        :class:`~.states.IllegalTransitionError` when the payment may not be refunded.
+        """
+        from django.db.models import Sum
+
+        from .models import RefundRecord
+
+        summed = (
+            RefundRecord.objects.using(self.database.alias)
+            .filter(payment_id=row.pk)
+            .exclude(status=RefundRecord.Status.FAILED)
+            .aggregate(total=Sum("amount"))["total"]
+            or 0
+        )
+        reported = int((row.provider_data or {}).get("refunded_total") or 0)
+        total = min(max(int(summed), reported), row.amount)
+        if total <= row.amount_refunded:
+            return False
+        target = PaymentState.REFUNDED if total >= row.amount else PaymentState.PARTIALLY_REFUNDED
+        check_transition(row.state, target, instance=self.instance, payment_id=str(row.id))
+        row.amount_refunded = total
+        row.state = target.value
+        row.updated_at = now
+        row.save(using=self.database.alias)
+        return True
 
     def _record_refund(
         self,
@@ -675,6 +807,11 @@ class Payment(Service):
         found: ProviderRefund,
         idempotency_key: str,
     ) -> str:
+        """Upsert the refund row by the provider's refund id, then settle the payment.
+
+        A webhook may have recorded the refund first (with its settled status); this
+        write then adds what only the caller knows (reason, key) and counts nothing twice.
+        """
         from django.db import transaction
         from django.utils import timezone
 
@@ -682,39 +819,82 @@ class Payment(Service):
 
         with transaction.atomic(using=self.database.alias):
             row = self._rows().select_for_update().get(pk=payment_id)
-            total = min(row.amount_refunded + amount, row.amount)
-            target = (
-                PaymentState.REFUNDED if total >= row.amount else PaymentState.PARTIALLY_REFUNDED
-            )
-            check_transition(row.state, target, instance=self.instance, payment_id=str(row.id))
             now = timezone.now()
-            row.amount_refunded = total
-            row.state = target.value
-            row.updated_at = now
-            row.save(using=self.database.alias)
-            refund = RefundRecord(
-                payment=row,
-                provider_id=found.provider_id,
-                amount=amount,
-                status=found.status,
-                reason=reason,
-                key_hash=_digest(idempotency_key),
-                created_at=now,
-                updated_at=now,
+            refund = (
+                RefundRecord.objects.using(self.database.alias)
+                .filter(payment_id=row.pk, provider_id=found.provider_id)
+                .first()
             )
-            refund.save(using=self.database.alias, force_insert=True)
+            if refund is None:
+                refund = RefundRecord(
+                    payment=row,
+                    provider_id=found.provider_id,
+                    amount=amount,
+                    status=found.status,
+                    reason=reason,
+                    key_hash=_digest(idempotency_key),
+                    created_at=now,
+                    updated_at=now,
+                )
+                refund.save(using=self.database.alias, force_insert=True)
+            else:
+                refund.amount = amount
+                refund.reason = refund.reason or reason
+                refund.key_hash = _digest(idempotency_key)
+                if refund.status == RefundRecord.Status.PENDING:
+                    refund.status = found.status
+                refund.updated_at = now
+                refund.save(using=self.database.alias)
+            self._settle_refunded(row, now)
             return str(refund.id)
 
-    def _update_refund(self, provider_id: str, status: str) -> None:
+    def _apply_refund_event(self, event: WebhookEvent, record: PaymentRecord | None) -> Any:
+        """Record a refund webhook (upsert by refund id); return the payment row or ``None``.
+
+        A refund this instance does not know yet is recorded when the event carries its
+        amount and names one of this instance's payments (a refund made elsewhere, or
+        one whose local write has not happened yet); otherwise only a known refund's
+        status moves. Refund rows of other instances are never looked at.
+        """
+        from django.db import transaction
         from django.utils import timezone
 
         from .models import RefundRecord
 
-        if status not in RefundRecord.Status.values:
-            return
-        RefundRecord.objects.using(self.database.alias).filter(
-            provider_id=provider_id, payment__adapter=self.adapter_name
-        ).update(status=status, updated_at=timezone.now())
+        status = event.refund_status
+        if status and status not in RefundRecord.Status.values:
+            status = ""
+        alias = self.database.alias
+        with transaction.atomic(using=alias):
+            if record is None:
+                known = self._refund_rows().filter(provider_id=event.refund_id).first()
+                if known is None:
+                    return None
+                record = known.payment
+            row = self._rows().select_for_update().get(pk=record.pk)
+            now = timezone.now()
+            refund = (
+                RefundRecord.objects.using(alias)
+                .filter(payment_id=row.pk, provider_id=event.refund_id)
+                .first()
+            )
+            if refund is None:
+                if event.refund_amount is None or event.refund_amount <= 0:
+                    return row
+                RefundRecord(
+                    payment=row,
+                    provider_id=event.refund_id,
+                    amount=min(int(event.refund_amount), row.amount),
+                    status=status or RefundRecord.Status.PENDING,
+                    created_at=now,
+                    updated_at=now,
+                ).save(using=alias, force_insert=True)
+            elif status and status != refund.status:
+                refund.status = status
+                refund.updated_at = now
+                refund.save(using=alias, update_fields=["status", "updated_at"])
+            self._settle_refunded(row, now)
+            return row
 
     def _check_amount(self, amount: Any) -> int:
         if isinstance(amount, bool) or not isinstance(amount, int):

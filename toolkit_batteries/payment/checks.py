@@ -12,6 +12,11 @@ own ``toolkit_payment.E001`` (each instance's adapter resolves):
 * ``toolkit_payment.W001``: a provider adapter without ``webhook_secret`` (every webhook
   will be refused).
 * ``toolkit_payment.W002``: ``auto_approve`` on a provider adapter, which ignores it.
+* ``toolkit_payment.E005`` (``check --deploy`` only, run by ``toolkit serve`` outside
+  development): an instance uses the ``stub`` adapter outside development
+  (:func:`development`: ``DEBUG``, or ``TOOLKIT_ENV`` ``dev``/``test``/``development``).
+  The stub holds no funds and verifies no webhook signature; its webhook view refuses
+  every delivery outside development.
 
 Messages name instances and fields, never values. Nothing connects.
 """
@@ -29,7 +34,7 @@ from toolkit_batteries.core.outbound import check_url
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
 
-__all__ = ["battery_checks"]
+__all__ = ["battery_checks", "deploy_checks", "development"]
 
 _OBJ = "settings.TOOLKIT"
 _KEY_FIELD = {"payment_a": "secret_key", "payment_b": "api_key"}
@@ -98,3 +103,28 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                 )
             )
     return found
+
+
+def development() -> bool:
+    """Tell whether this is development: ``DEBUG``, or ``TOOLKIT_ENV`` dev/test/development."""
+    from toolkit_batteries.serving import is_development
+
+    return is_development()
+
+
+def deploy_checks(config: Config) -> list[checks.CheckMessage]:
+    """Report ``stub`` instances outside development (an error, as the crypto dev key)."""
+    if development():
+        return []
+    return [
+        checks.Error(
+            f"payment.{cfg.instance}: the stub adapter is configured outside development; it "
+            "holds no funds and verifies no webhook signature",
+            hint=f"set PAYMENT__{cfg.instance.upper()}__ADAPTER to payment_a or payment_b "
+            "(stripe, paddle), or TOOLKIT_ENV=dev for development",
+            obj=_OBJ,
+            id="toolkit_payment.E005",
+        )
+        for cfg, adapter in resolved_instances(config, "payment")
+        if adapter == "stub"
+    ]

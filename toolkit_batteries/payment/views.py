@@ -15,6 +15,9 @@ untouched. It answers:
 
 * **413** when ``Content-Length`` or the bytes actually read pass ``max_webhook_bytes``
   (at most that many bytes plus one are read, nothing is parsed);
+* **403** for an instance on the ``stub`` adapter (which verifies no signature) outside
+  development (``DEBUG`` or ``TOOLKIT_ENV`` dev/test/development): an unsigned POST must
+  never mark a payment paid in production (deploy check ``toolkit_payment.E005``);
 * **400** when the signature header is missing, stale or wrong, or the verified body is
   not the provider's JSON;
 * **200** ``{"received": true, "type": ..., "applied": ...}`` otherwise, also for events
@@ -39,6 +42,7 @@ from rest_framework.views import APIView
 from toolkit_batteries.http.errors import error_response
 
 from .base import WebhookPayloadError, WebhookTooLargeError
+from .checks import development
 from .signatures import WebhookSignatureError
 
 __all__ = [
@@ -81,6 +85,18 @@ class PaymentWebhookView(APIView):
     def post(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         """Bound, verify and apply one webhook delivery."""
         service = self.get_service()
+        if not service.verifies_webhooks and not development():
+            logger.warning(
+                "payment.%s: webhook refused: the stub adapter verifies no signature and "
+                "accepts no webhook outside development",
+                service.instance,
+            )
+            return error_response(
+                403,
+                "permission_denied",
+                f"payment.{service.instance}: the stub adapter accepts no webhook outside "
+                "development",
+            )
         limit = int(service.max_webhook_bytes)
         raw_request = request._request
         declared = raw_request.META.get("CONTENT_LENGTH") or ""
@@ -111,7 +127,7 @@ class PaymentWebhookView(APIView):
 
 
 class StubWebhookView(PaymentWebhookView):
-    """Webhooks of a ``stub`` instance (unverified: development only)."""
+    """Webhooks of a ``stub`` instance (unverified: refused outside development)."""
 
     adapter = "stub"
 

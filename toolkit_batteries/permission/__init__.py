@@ -9,7 +9,7 @@ or ``policyfile`` (a pycasbin model and policy file)::
     services.permission().require(request.auth, "post.edit", post)   # or PermissionDeniedError
 
 DRF views use :class:`toolkit_batteries.permission.drf.HasPermission`; plain views
-:func:`toolkit_batteries.permission.decorators.permission_required`. Both take the caller
+:func:`toolkit_batteries.permission.decorators.require_permission`. Both take the caller
 from the auth battery's verified bearer token. Importing this package imports no vendor
 SDK.
 """

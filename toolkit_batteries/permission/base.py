@@ -24,14 +24,49 @@ attribute, never matches.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import ToolkitError
 
-__all__ = ["Authorizer", "PermissionDeniedError", "Subject", "owns", "subject_of"]
+__all__ = [
+    "Authorizer",
+    "OwnedBy",
+    "OwnedByCaller",
+    "PermissionDeniedError",
+    "Subject",
+    "load_resource_roles",
+    "owns",
+    "subject_of",
+    "unwrap",
+]
+
+
+#: The ``resource_roles`` hook: ``(subject, resource) -> the subject's roles on it``.
+ResourceRoles = Callable[["Subject", Any], Iterable[str]]
+
+
+def load_resource_roles(path: str, instance: str = "default") -> ResourceRoles | None:
+    """Import the ``resource_roles`` hook named by ``path`` (``None`` when empty)."""
+    from toolkit_batteries.core.errors import InvalidOptionsError
+    from toolkit_batteries.core.loading import import_dotted
+
+    if not path:
+        return None
+    try:
+        hook = import_dotted(path)
+    except LookupError:
+        hook = None
+    if not callable(hook):
+        raise InvalidOptionsError(
+            "permission",
+            "resource_roles",
+            "does not name an importable callable (subject, resource) -> roles",
+            instance=instance,
+        )
+    return hook
 
 
 class PermissionDeniedError(ToolkitError):
@@ -81,9 +116,69 @@ def subject_of(subject: Any) -> tuple[str, tuple[str, ...]]:
     return sid, roles
 
 
+class OwnedBy:
+    """A resource with the owner field its route names (the schema's ``owner_field``).
+
+    ``check(subject, action, obj, owner_field="owner")`` hands adapters this wrapper, so
+    every owned-only rule compares that one field, whatever attribute the rule names:
+    the schema is the one place that says who owns an object. Attribute and key reads
+    pass through to the object, so matchers and hooks see the resource as it is.
+    """
+
+    __slots__ = ("obj", "owner_field")
+
+    def __init__(self, obj: Any, owner_field: str) -> None:
+        self.obj = obj
+        self.owner_field = owner_field
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.obj, name)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.obj[key]
+
+    def __repr__(self) -> str:
+        return f"<OwnedBy {self.owner_field}: {self.obj!r}>"
+
+
+class OwnedByCaller:
+    """A stand-in for "some object the caller owns" (model-level questions).
+
+    :meth:`Authorizer.holds` asks the adapter about it: :func:`owns` says the caller owns
+    it under every attribute, and attribute or key reads return the caller's id.
+    """
+
+    __slots__ = ("subject_id",)
+
+    def __init__(self, subject_id: str) -> None:
+        self.subject_id = subject_id
+
+    def __getattr__(self, name: str) -> str:
+        return self.subject_id
+
+    def __getitem__(self, key: str) -> str:
+        return self.subject_id
+
+    def __repr__(self) -> str:
+        return "<an object the caller owns>"
+
+
+def unwrap(resource: Any) -> Any:
+    """Return the object itself when ``resource`` is an :class:`OwnedBy` wrapper."""
+    return resource.obj if type(resource) is OwnedBy else resource
+
+
 def owns(resource: Any, attribute: str, subject_id: str) -> bool:
-    """Tell whether ``resource``'s ``attribute`` holds ``subject_id`` (compared as text)."""
-    if resource is None:
+    """Tell whether ``resource``'s ``attribute`` holds ``subject_id`` (compared as text).
+
+    For an :class:`OwnedBy` resource the route's owner field is compared instead of
+    ``attribute`` (``attribute`` may then be empty: "the owner, as the route says").
+    """
+    if type(resource) is OwnedByCaller:
+        return resource.subject_id == subject_id
+    if type(resource) is OwnedBy:
+        resource, attribute = resource.obj, resource.owner_field
+    if resource is None or not attribute:
         return False
     if isinstance(resource, Mapping):
         value = resource.get(attribute)
@@ -107,23 +202,84 @@ class Authorizer(Service):
     instance: str = "default"
 
     def __init__(
-        self, *, grants: Mapping[str, Sequence[str]] | None = None, instance: str = "default"
+        self,
+        *,
+        grants: Mapping[str, Sequence[str]] | None = None,
+        instance: str = "default",
+        resource_roles: ResourceRoles | None = None,
     ) -> None:
         self.instance = instance
         self._grants: dict[str, frozenset[str]] = {
             str(sid): frozenset(roles) for sid, roles in (grants or {}).items()
         }
+        self._resource_roles = resource_roles
 
-    def check(self, subject: Any, action: str, resource: Any = None) -> bool:
-        """Return whether ``subject`` may perform ``action`` (on ``resource``, if given)."""
+    @classmethod
+    def base_kwargs(cls, ctx: Any) -> dict[str, Any]:
+        """Return the keywords every adapter's ``open`` passes to this base.
+
+        ``grants`` (the ``roles`` option), ``instance``, and the ``resource_roles`` hook
+        imported from its dotted path (a path that does not name a callable fails the
+        open, naming the field).
+        """
+        options = ctx.options
+        return {
+            "grants": options.roles,
+            "instance": ctx.instance,
+            "resource_roles": load_resource_roles(
+                getattr(options, "resource_roles", ""), ctx.instance
+            ),
+        }
+
+    def check(
+        self, subject: Any, action: str, resource: Any = None, *, owner_field: str | None = None
+    ) -> bool:
+        """Return whether ``subject`` may perform ``action`` (on ``resource``, if given).
+
+        ``owner_field`` is the resource's field that holds its owner, as the route
+        declares it (the schema's ``owner_field``): owned-only rules compare that field.
+        """
         if not isinstance(action, str) or not action:
             raise ValueError("permission: the action must be a non-empty string")
         sid, roles = subject_of(subject)
-        return self._decide(sid, self.effective_roles(sid, roles), action, resource)
+        effective = self.effective_roles(sid, roles)
+        if resource is not None and self._resource_roles is not None:
+            effective = self._with_resource_roles(sid, effective, resource)
+        if owner_field and resource is not None:
+            resource = OwnedBy(resource, owner_field)
+        return self._decide(sid, effective, action, resource)
 
-    def require(self, subject: Any, action: str, resource: Any = None) -> None:
+    def _with_resource_roles(
+        self, subject_id: str, roles: tuple[str, ...], resource: Any
+    ) -> tuple[str, ...]:
+        """Add the roles the ``resource_roles`` hook gives the subject on ``resource``."""
+        assert self._resource_roles is not None
+        extra = self._resource_roles(Subject(subject_id, roles), resource)
+        if isinstance(extra, str):
+            raise TypeError("permission: resource_roles must return a list of roles, not a str")
+        added = tuple(role for role in extra or () if role and role not in roles)
+        return roles + added if added else roles
+
+    def holds(self, subject: Any, action: str) -> bool:
+        """Return whether ``subject`` may perform ``action`` on *some* object.
+
+        Allowed without a resource, or on an object the subject owns: "may this caller
+        edit anything at all?" (an edit button). Never an answer for every object, which
+        is why Django's model-level ``has_perm`` (``PermissionBackend``) does not use it.
+        """
+        if not isinstance(action, str) or not action:
+            raise ValueError("permission: the action must be a non-empty string")
+        sid, roles = subject_of(subject)
+        effective = self.effective_roles(sid, roles)
+        return self._decide(sid, effective, action, None) or self._decide(
+            sid, effective, action, OwnedByCaller(sid)
+        )
+
+    def require(
+        self, subject: Any, action: str, resource: Any = None, *, owner_field: str | None = None
+    ) -> None:
         """Return if ``subject`` may do ``action``; else raise :class:`PermissionDeniedError`."""
-        if not self.check(subject, action, resource):
+        if not self.check(subject, action, resource, owner_field=owner_field):
             raise PermissionDeniedError(action)
 
     def effective_roles(self, subject_id: str, asserted: tuple[str, ...]) -> tuple[str, ...]:

@@ -11,6 +11,12 @@ own ``toolkit_permission.E001`` (each instance's adapter resolves):
   (``rules`` on ``policyfile``, ``model_path``/``policy_path`` on ``rbac``, either on
   ``noop``).
 * ``toolkit_permission.W002``: ``rbac`` with no ``rules``: every check is denied.
+* ``toolkit_permission.E005``: ``resource_roles`` does not import a callable.
+
+:func:`fail_open_checks` (registered by the generated-API runtime) adds
+``toolkit_permission.E004``/``W003`` (served ``permission: check`` rpcs on ``noop`` or
+without the battery) and ``W004`` (a rule's ``OwnedAttr`` against the schema's
+``owner_field``).
 
 Messages name instances and fields, never values (paths included). Nothing connects.
 """
@@ -18,7 +24,7 @@ Messages name instances and fields, never values (paths included). Nothing conne
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.core import checks
 
@@ -70,6 +76,20 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
             )
         if adapter == "policyfile":
             found.extend(_policyfile_checks(where, cfg))
+        if options.resource_roles:
+            from .base import load_resource_roles
+
+            try:
+                load_resource_roles(options.resource_roles, cfg.instance)
+            except InvalidOptionsError as exc:
+                found.append(
+                    checks.Error(
+                        str(exc),
+                        hint="a dotted path to a function (subject, resource) -> roles",
+                        obj=_OBJ,
+                        id="toolkit_permission.E005",
+                    )
+                )
     return found
 
 
@@ -111,3 +131,118 @@ def _e002(where: str, field: str) -> checks.CheckMessage:
         obj=_OBJ,
         id="toolkit_permission.E002",
     )
+
+
+#: Most rpc names a fail-open message lists before "and N more".
+_LISTED = 5
+
+
+def fail_open_checks(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Report served ``permission: check`` rpcs that nothing would refuse.
+
+    Registered by the generated-API runtime (``toolkit_batteries.api_runtime``), so it runs
+    whether or not the permission battery is installed. A check decided by ``noop`` allows
+    every token holder; so does a project without the battery (nothing configures it).
+    Outside development that is ``toolkit_permission.E004``, an error that stops
+    ``manage.py check --deploy`` and ``toolkit serve``; in development a warning
+    (``toolkit_permission.W003``) says the same, so the schema can be written first.
+    """
+    del app_configs, kwargs
+    from django.apps import apps
+
+    from toolkit_batteries.core.checks import toolkit_settings
+    from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.loading import resolve_adapter
+    from toolkit_batteries.serving import is_development
+
+    from .routes import guarded_rpcs
+
+    guarded = guarded_rpcs()
+    if not guarded:
+        return []
+    installed = apps.is_installed("toolkit_batteries.permission")
+    try:
+        config = Config.load(
+            {k: v for k, v in toolkit_settings().items() if str(k).lower() == "permission"},
+            os.environ,
+        )
+    except Exception:  # toolkit_batteries.E001 reports a block that does not load
+        return []
+    open_by: dict[str, list[str]] = {}
+    for rpc in guarded:
+        try:
+            adapter, _ = resolve_adapter(
+                "permission", config.service("permission", rpc.instance).adapter
+            )
+        except Exception:  # toolkit_permission.E001 reports it
+            continue
+        if adapter == "noop" or not installed:
+            open_by.setdefault(rpc.instance, []).append(rpc.rpc)
+    development = is_development()
+    found: list[checks.CheckMessage] = _owner_mismatches(config, guarded)
+    for instance, rpcs in open_by.items():
+        listed = ", ".join(rpcs[:_LISTED])
+        if len(rpcs) > _LISTED:
+            listed += f" and {len(rpcs) - _LISTED} more"
+        why = (
+            "the permission battery is not installed"
+            if not installed
+            else f'permission.{instance} uses the "noop" adapter'
+        )
+        message = (
+            f"permission checks fail open: {why}, so every token holder passes "
+            f"the permission: check of {listed}"
+        )
+        pick = "rbac (with rules) or policyfile"
+        hint = (
+            "run `toolkit add permission/rbac` (the app and an rbac block), then write "
+            "its rules; docs/batteries/permission.md"
+            if not installed
+            else f"set PERMISSION__{instance.upper()}__ADAPTER to {pick}; "
+            "docs/batteries/permission.md"
+        )
+        cls = checks.Warning if development else checks.Error
+        check_id = "toolkit_permission.W003" if development else "toolkit_permission.E004"
+        found.append(cls(message, hint=hint, obj=_OBJ, id=check_id))
+    return found
+
+
+def _owner_mismatches(config: Config, guarded: list[Any]) -> list[checks.CheckMessage]:
+    """Report ``rbac`` rules whose ``OwnedAttr`` differs from the schema's ``owner_field``.
+
+    The route's ``owner_field`` is what an owned-only rule compares; a rule naming another
+    attribute for the same action says something the code does not do
+    (``toolkit_permission.W004``).
+    """
+    from toolkit_batteries.core.loading import resolve_adapter
+
+    found: list[checks.CheckMessage] = []
+    for rpc in guarded:
+        if not rpc.owner_field:
+            continue
+        try:
+            cfg = config.service("permission", rpc.instance)
+            adapter, _ = resolve_adapter("permission", cfg.adapter)
+        except Exception:  # toolkit_permission.E001 reports it
+            continue
+        if adapter != "rbac":
+            continue
+        for index, rule in enumerate(cfg.options.rules):
+            if (
+                rule.owned_only
+                and rule.owned_attr
+                and rule.owned_attr != rpc.owner_field
+                and rule.action in (rpc.action, "*")
+            ):
+                found.append(
+                    checks.Warning(
+                        f"permission.{rpc.instance}: rules[{index}] names OwnedAttr "
+                        f'"{rule.owned_attr}" but {rpc.rpc} declares owner_field '
+                        f'"{rpc.owner_field}"; the schema\'s owner_field is compared',
+                        hint="drop OwnedAttr from the rule (the schema names the owner) "
+                        "or change the schema's owner_field",
+                        obj=_OBJ,
+                        id="toolkit_permission.W004",
+                    )
+                )
+    return found

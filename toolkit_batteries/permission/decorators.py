@@ -1,18 +1,24 @@
-"""``permission_required``: authorization for plain Django views (no DRF needed).
+"""``require_permission``: authorization of bearer callers for plain Django views (no DRF).
 
 ::
 
-    from toolkit_batteries.permission.decorators import permission_required
+    from toolkit_batteries.permission.decorators import require_permission
 
-    @permission_required("report.read")
+    @require_permission("report.read")
     def reports(request): ...
 
-    @permission_required("post.edit", resource=Post)            # loads Post by the "pk" URL kwarg
+    @require_permission("post.edit", resource=Post)             # loads Post by the "pk" URL kwarg
     def edit_post(request, pk):
         post = request.permission_resource                      # the object that was checked
 
-    @permission_required("post.edit", resource=lambda request, slug: Post.objects.get(slug=slug))
+    @require_permission("post.edit", resource=lambda request, slug: Post.objects.get(slug=slug))
     def edit_by_slug(request, slug): ...
+
+It was called ``permission_required``, which shadowed Django's decorator of that name;
+the old name still works, with a ``DeprecationWarning``. Django's own
+``django.contrib.auth.decorators.permission_required`` asks the same rules through
+:class:`~toolkit_batteries.permission.backends.PermissionBackend` (session users and
+token users alike).
 
 The caller is the auth battery's verified bearer token: the decorator verifies the
 ``Authorization: Bearer`` header itself (or reuses ``request.auth`` set by
@@ -20,13 +26,15 @@ The caller is the auth battery's verified bearer token: the decorator verifies t
 ``resource`` is a Django model (fetched by the ``lookup`` URL keyword, ``pk`` by default)
 or a callable ``(request, *args, **kwargs) -> object``; a missing object (``None``,
 ``DoesNotExist``, ``Http404``) answers ``404``. A refusal answers
-``403 {"error": {"code": "permission_denied", "message": "permission denied"}}``.
+``403 {"error": {"code": "permission_denied", "message": "permission denied"}}``, or, on a
+loaded object the caller may not read (``read_action``), the missing object's ``404``.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+import warnings
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -37,8 +45,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from toolkit_batteries.http.errors import error_response
 
 from .base import Subject
+from .denial import hides_refusal
 
-__all__ = ["DENIED_MESSAGE", "permission_required", "subject_from_claims"]
+__all__ = ["DENIED_MESSAGE", "permission_required", "require_permission", "subject_from_claims"]
 
 logger = logging.getLogger("toolkit.permission")
 
@@ -63,35 +72,37 @@ def _loader(resource: Any, lookup: str) -> Callable[..., Any] | None:
 
         def load(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
             if lookup not in kwargs:
-                raise TypeError(f'permission_required: the URL has no "{lookup}" keyword')
+                raise TypeError(f'require_permission: the URL has no "{lookup}" keyword')
             return manager.get(pk=kwargs[lookup])
 
         return load
     if callable(resource):
         return resource
-    raise TypeError("permission_required: resource must be a Django model or a callable")
+    raise TypeError("require_permission: resource must be a Django model or a callable")
 
 
-def permission_required(
+def require_permission(
     action: str,
     *,
     resource: Any = None,
     lookup: str = "pk",
     instance: str = "default",
     auth_instance: str = "default",
+    read_action: str | None = None,
 ) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """Require a verified caller whom ``services.permission(instance)`` allows ``action``.
 
-    ``auth_instance`` names the auth instance that verifies the bearer token. Synchronous
-    views only.
+    ``auth_instance`` names the auth instance that verifies the bearer token. A refusal on
+    a loaded ``resource`` answers ``404`` (as a missing one) unless the caller may
+    ``read_action`` it (then ``403``). Synchronous views only.
     """
     if not isinstance(action, str) or not action:
-        raise TypeError("permission_required: action must be a non-empty string")
+        raise TypeError("require_permission: action must be a non-empty string")
     load = _loader(resource, lookup)
 
     def decorate(func: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         if inspect.iscoroutinefunction(func):
-            raise TypeError("permission_required wraps synchronous views only")
+            raise TypeError("require_permission wraps synchronous views only")
 
         @wraps(func)
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -121,8 +132,18 @@ def permission_required(
                     obj = None
                 if obj is None:
                     return error_response(404, "not_found", "not found")
-            if not services.permission(instance).check(subject, action, obj):
+            authorizer = services.permission(instance)
+            if not authorizer.check(subject, action, obj):
                 logger.info('permission denied on %s: action "%s"', request.path, action)
+                if obj is not None and hides_refusal(
+                    authorizer,
+                    subject,
+                    method=request.method or "",
+                    action=action,
+                    read_action=read_action,
+                    obj=obj,
+                ):
+                    return error_response(404, "not_found", "not found")
                 return error_response(403, "permission_denied", DENIED_MESSAGE)
             request.permission_resource = obj  # type: ignore[attr-defined]
             return func(request, *args, **kwargs)
@@ -130,3 +151,21 @@ def permission_required(
         return wrapper
 
     return decorate
+
+
+def permission_required(
+    action: str, **kwargs: Any
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Return :func:`require_permission` (deprecated alias; warns on use).
+
+    The name shadowed ``django.contrib.auth.decorators.permission_required``; import
+    :func:`require_permission` instead.
+    """
+    warnings.warn(
+        "toolkit_batteries.permission.decorators.permission_required is deprecated; use "
+        "require_permission (Django's permission_required now asks the same rules "
+        "through PermissionBackend)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return require_permission(action, **kwargs)

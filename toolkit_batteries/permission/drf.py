@@ -24,8 +24,10 @@ A request that targets one object (a generic view whose lookup URL keyword is in
 object, so owned-only rules see its owner; every other request is decided in
 ``has_permission`` without a resource. A refusal raises DRF's ``PermissionDenied``:
 ``403 {"error": {"code": "permission_denied", "message": "permission denied"}}`` under
-``toolkit_batteries.http.drf.exception_handler``. Set ``instance`` on a subclass to ask
-another permission instance.
+``toolkit_batteries.http.drf.exception_handler``; on one object, a caller who may not
+read it (the mapping's ``retrieve``/``get`` action) gets ``404 not_found`` instead, on
+every verb, as for an unknown id (``TOOLKIT_PERMISSION_DENIED_STATUS = 403`` to keep 403).
+Set ``instance`` on a subclass to ask another permission instance.
 """
 
 from __future__ import annotations
@@ -66,6 +68,22 @@ def action_for(request: Any, view: Any) -> str:
     )
 
 
+def read_action_for(view: Any) -> str | None:
+    """Return the action that reads one object of ``view`` (``"retrieve"`` / ``"get"``)."""
+    declared = getattr(view, "permission_read_action", None)
+    if isinstance(declared, str):
+        return declared or None
+    actions = getattr(view, "permission_action", None)
+    if isinstance(actions, str):
+        return actions
+    if isinstance(actions, Mapping):
+        for key in ("retrieve", "get"):
+            found = actions.get(key)
+            if isinstance(found, str) and found:
+                return found
+    return None
+
+
 def _targets_object(view: Any) -> bool:
     lookup = getattr(view, "lookup_url_kwarg", None) or getattr(view, "lookup_field", None)
     return bool(lookup) and lookup in (getattr(view, "kwargs", None) or {})
@@ -86,8 +104,32 @@ class HasPermission(BasePermission):
         return self._decide(request, subject, action, None)
 
     def has_object_permission(self, request: Any, view: Any, obj: Any) -> bool:
-        """Decide on the loaded object (owned-only rules see its owner)."""
-        return self._decide(request, self._subject(request), action_for(request, view), obj)
+        """Decide on the loaded object (owned-only rules see its owner).
+
+        A refusal is ``404 not_found`` when the caller may not read the object either
+        (:mod:`~toolkit_batteries.permission.denial`), else ``403``.
+        """
+        from toolkit_batteries import services
+
+        from .denial import hides_refusal
+
+        subject, action = self._subject(request), action_for(request, view)
+        owner_field = getattr(view, "permission_owner_field", None) or None
+        authorizer = services.permission(self.instance)
+        if authorizer.check(subject, action, obj, owner_field=owner_field):
+            return True
+        logger.info('permission denied on %s: action "%s"', request.path, action)
+        if hides_refusal(
+            authorizer,
+            subject,
+            method=str(request.method or ""),
+            action=action,
+            read_action=read_action_for(view),
+            obj=obj,
+            owner_field=owner_field,
+        ):
+            raise exceptions.NotFound(code="not_found")
+        raise exceptions.PermissionDenied(self.message, code="permission_denied")
 
     def _subject(self, request: Any) -> Subject:
         subject = subject_from_claims(getattr(request, "auth", None))

@@ -19,7 +19,7 @@ class PermissionRule:
     effect: str = option("allow", choices=("allow", "deny"), doc="allow or deny; empty = allow")
     owned_only: bool = option(False, doc="restrict to resources owned by the subject")
     owned_attr: str = option(
-        "", doc="resource attribute carrying the owner id; required with owned_only"
+        "", doc="resource attribute carrying the owner id; default: the route's owner_field"
     )
 
 
@@ -31,13 +31,18 @@ class PermissionOptions:
     policy_path: str = option("", doc="policy-file engine policy path")
     roles: dict[str, tuple[str, ...]] = option({}, doc="subject id to the roles it may be granted")
     rules: tuple[PermissionRule, ...] = option([], doc="authorization rules")
+    resource_roles: str = option(
+        "", doc="dotted path of (subject, resource) -> the subject's roles on that resource"
+    )
 
     def validate(self, where: Where) -> None:
         """Reject rules that cannot match as written.
 
-        A rule needs a ``Role`` and an ``Action`` (``*`` for any), and an ``OwnedOnly``
-        rule needs the ``OwnedAttr`` that holds the owner. Fields are named as decoded
-        (``rules[2].owned_attr``), the reason gives the spec's spelling.
+        A rule needs a ``Role`` and an ``Action`` (``*`` for any). An ``OwnedOnly`` rule
+        without ``OwnedAttr`` compares the owner field the checked route declares (the
+        schema's ``owner_field``), and matches nothing where no route declares one.
+        Fields are named as decoded (``rules[2].role``), the reason gives the spec's
+        spelling.
         """
         for index, rule in enumerate(self.rules):
             for key, value in (("role", rule.role), ("action", rule.action)):
@@ -46,8 +51,3 @@ class PermissionOptions:
                         f"rules[{index}].{key}",
                         f'is required ({key.capitalize()}; use "*" for any)',
                     )
-            if rule.owned_only and not rule.owned_attr:
-                raise where.invalid(
-                    f"rules[{index}].owned_attr",
-                    "is required when owned_only is true (OwnedAttr with OwnedOnly)",
-                )

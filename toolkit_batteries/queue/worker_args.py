@@ -32,7 +32,8 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         dest="queues",
         metavar="NAME",
-        help='job queue to work (repeatable or comma-separated; default "default")',
+        help='job queue to work (repeatable or comma-separated; default: TOOLKIT_JOBS["queues"], '
+        'else "default" and every queue a job names)',
     )
     parser.add_argument(
         "--concurrency", type=positive_int, default=1, help="threads or processes (default 1)"

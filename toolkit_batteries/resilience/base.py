@@ -61,6 +61,7 @@ from asgiref.sync import iscoroutinefunction
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.groups import ResilienceRetryPolicy
+from toolkit_batteries.core.outbound.retry_after import MAX_RETRY_AFTER
 
 from .backoff import Random, backoff, max_attempts
 from .breaker import BreakerConfig, BreakerStore, Permit, Refused, breaker_config
@@ -331,7 +332,7 @@ class Policy(Service):
             await asyncio.to_thread(self._record, permit, not self._failure_if(outcome))
             if attempt >= limit or not self._retry_if(outcome):
                 raise outcome
-            delay = backoff(attempt, settings.retry, self._rng)
+            delay = _wait_before_retry(attempt, settings.retry, self._rng, outcome)
             if deadline is not None and self._clock() + delay >= deadline:
                 raise self._timed_out(attempt) from outcome
             self._shared.count("retries")
@@ -385,7 +386,7 @@ class Policy(Service):
                 self._record(permit, not self._failure_if(exc))
                 if attempt >= limit or not self._retry_if(exc):
                     raise
-                delay = backoff(attempt, settings.retry, self._rng)
+                delay = _wait_before_retry(attempt, settings.retry, self._rng, exc)
                 if deadline is not None and self._clock() + delay >= deadline:
                     raise self._timed_out(attempt) from exc
                 self._shared.count("retries")
@@ -538,3 +539,17 @@ def resilient(
         return guarded
 
     return decorator
+
+
+def _wait_before_retry(attempt: int, retry: Any, rng: Any, error: BaseException) -> float:
+    """Return the backoff delay, or longer when the error carries the provider's wish.
+
+    An error with a positive ``retry_after`` (seconds, read from a ``Retry-After`` header
+    by the adapter that raised it) is never retried sooner than that, up to
+    :data:`~toolkit_batteries.core.outbound.retry_after.MAX_RETRY_AFTER`.
+    """
+    delay = backoff(attempt, retry, rng)
+    wished = getattr(error, "retry_after", None)
+    if isinstance(wished, (int, float)) and not isinstance(wished, bool) and wished > delay:
+        return min(float(wished), MAX_RETRY_AFTER)
+    return delay

@@ -23,7 +23,6 @@ it was and the caller still holds every document.
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -53,6 +52,7 @@ __all__ = [
     "SearchDocumentNotFoundError",
     "SearchError",
     "SearchQueryError",
+    "cut_snippet",
     "render_snippet",
 ]
 
@@ -61,8 +61,11 @@ MAX_BATCH = 1000
 #: Hits per page when ``limit`` is not given, and the most a page may hold.
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
-#: Deepest offset a cursor may reach (search servers cap it near here too).
+#: Deepest offset a cursor may reach on an adapter paging by offset (``searchengine``:
+#: search servers cap it near here too). The ``db`` adapter pages by keyset, uncapped.
 MAX_OFFSET = 10_000
+#: Salt of the cursors' signature (``django.core.signing`` with ``SECRET_KEY``).
+_CURSOR_SALT = "toolkit_batteries.search.cursor"
 #: Longest document id, and most text one document may hold (over all its fields).
 MAX_DOC_ID = 255
 MAX_DOCUMENT_CHARS = 1_000_000
@@ -140,6 +143,69 @@ class Page:
     def doc_ids(self) -> list[str]:
         """Return the hits' document ids, in rank order."""
         return [hit.doc_id for hit in self.hits]
+
+
+#: Marks where the database cut the highlighted text before sending it (see
+#: :func:`cut_snippet`): the word it touches may be partial.
+SNIPPET_CUT = "\ue003"
+#: Words a database snippet keeps: a few before the first match, the rest after it.
+SNIPPET_WORDS = 24
+SNIPPET_WORDS_BEFORE = 6
+_WORDS = re.compile(r"\S+")
+
+
+def cut_snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
+    """Return a window of ``words`` words of fully highlighted text around its first match.
+
+    Both databases return a slice of the stored text with every matched word marked,
+    verbatim: PostgreSQL's ``ts_headline`` with ``HighlightAll`` over the body with ``<``,
+    ``>`` and ``&`` hidden from its HTML parser, SQLite's ``highlight()``. One window rule
+    here (``SNIPPET_WORDS_BEFORE`` words before the first match, the rest after it, moved
+    back when the text ends first) makes the same stored text give the same snippet on
+    both, with nothing dropped for looking like markup. ``…`` marks a cut. String
+    splitting only (no per-word objects): it runs for every hit of every query.
+    """
+    cut_before = marked.startswith(SNIPPET_CUT)
+    cut_after = marked.endswith(SNIPPET_CUT)
+    text = marked.strip(SNIPPET_CUT)
+    first = max(text.find(HIGHLIGHT_START), 0)
+    while first > 0 and not text[first - 1].isspace():
+        first -= 1  # the mark may sit inside a word: "(lunar)"
+    head, tail = text[:first], text[first:]
+    after = tail.split(None, words)  # at most ``words`` words, then the rest
+    more_after = len(after) > words
+    after = after[:words]
+    if not more_after and cut_after and after:
+        after.pop()  # the slice may have ended inside a word
+    before = head.rsplit(None, words)
+    more_before = len(before) > words
+    before = before[1:] if more_before else before
+    if not more_before and cut_before and before:
+        before.pop(0)  # the slice may have started inside a word
+        more_before = True
+    take_before = min(len(before), max(SNIPPET_WORDS_BEFORE, words - len(after)))
+    take_after = min(len(after), words - take_before)
+    if take_before + take_after == 0:
+        return ""
+    # Words are found back in the text one by one (only whitespace lies between them),
+    # so the body keeps the stored spacing and line breaks verbatim.
+    start = len(head)
+    for word in reversed(before[len(before) - take_before :]):
+        start = head.rfind(word, 0, start)
+    if not take_before:
+        start = first + len(tail) - len(tail.lstrip())
+    end = first
+    for word in after[:take_after]:
+        end = text.find(word, end) + len(word)
+    if not take_after:
+        end = len(head.rstrip())
+    body = text[start:end]
+    # A mark opened in the window and closed after it (a phrase cut) is closed here.
+    if body.count(HIGHLIGHT_START) > body.count(HIGHLIGHT_END):
+        body += HIGHLIGHT_END
+    shown_all_before = take_before == len(before) and not more_before and not cut_before
+    shown_all_after = take_after == len(after) and not more_after and not cut_after
+    return ("" if shown_all_before else "… ") + body + ("" if shown_all_after else " …")
 
 
 def render_snippet(marked: str) -> str:
@@ -297,11 +363,11 @@ class Search(Service):
             raise SearchQueryError(self.instance, f"limit must be an integer from 1 to {MAX_LIMIT}")
         checked = self._query_filters(filters or {})
         fingerprint = self._fingerprint(index, parsed, checked)
-        offset = self._decode_cursor(cursor, fingerprint) if cursor else 0
-        found = self._search(index, parsed, checked, limit + 1, offset, highlight)
-        hits = found[:limit]
-        more = len(found) > limit and offset + limit < MAX_OFFSET
-        next_cursor = self._encode_cursor(offset + limit, fingerprint) if more else None
+        after = self._decode_cursor(cursor, fingerprint) if cursor else None
+        found = self._search_after(index, parsed, checked, limit + 1, after, highlight)
+        hits = [hit for hit, _ in found[:limit]]
+        more = len(found) > limit
+        next_cursor = self._encode_cursor(found[limit - 1][1], fingerprint) if more else None
         return Page(hits, next_cursor)
 
     # ------------------------------------------------------------------ checks
@@ -404,25 +470,34 @@ class Search(Service):
         return ParsedQuery((shape,), ()).digest()
 
     @staticmethod
-    def _encode_cursor(offset: int, fingerprint: str) -> str:
-        raw = json.dumps({"o": offset, "q": fingerprint}, separators=(",", ":")).encode()
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    def _encode_cursor(position: Any, fingerprint: str) -> str:
+        """Return the signed, opaque cursor of ``position`` (the last hit's place)."""
+        from django.core import signing
 
-    def _decode_cursor(self, cursor: Any, fingerprint: str) -> int:
+        return signing.dumps({"p": position, "q": fingerprint}, salt=_CURSOR_SALT)
+
+    def _decode_cursor(self, cursor: Any, fingerprint: str) -> Any:
+        """Return the position a cursor of this query holds; SearchQueryError otherwise.
+
+        Cursors are signed with the project's ``SECRET_KEY``, so an edited or forged one
+        is refused here (a 4xx-style error), never reaching SQL as a position.
+        """
+        from django.core import signing
+
         try:
-            padded = str(cursor) + "=" * (-len(str(cursor)) % 4)
-            data = json.loads(base64.urlsafe_b64decode(padded.encode()))
-            offset, owner = data["o"], data["q"]
-        except (ValueError, TypeError, KeyError):
+            data = signing.loads(str(cursor), salt=_CURSOR_SALT)
+            position, owner = data["p"], data["q"]
+        except (signing.BadSignature, ValueError, TypeError, KeyError):
             raise SearchQueryError(self.instance, "the cursor is not a search cursor") from None
         if owner != fingerprint:
             raise SearchQueryError(
                 self.instance,
                 "the cursor belongs to another query (same index, text and filters needed)",
             )
-        if not isinstance(offset, int) or not 0 < offset <= MAX_OFFSET:
-            raise SearchQueryError(self.instance, "the cursor is not a search cursor")
-        return offset
+        try:
+            return self._check_position(position)
+        except (ValueError, TypeError):
+            raise SearchQueryError(self.instance, "the cursor is not a search cursor") from None
 
     # ------------------------------------------------------------------ primitives
 
@@ -450,6 +525,36 @@ class Search(Service):
         """Return how many documents ``index`` holds."""
         raise NotImplementedError
 
+    def _search_after(
+        self,
+        index: str,
+        query: ParsedQuery,
+        filters: Mapping[str, tuple[FilterValue, ...]],
+        limit: int,
+        after: Any,
+        highlight: bool,
+    ) -> list[tuple[Hit, Any]]:
+        """Return up to ``limit`` hits ranked after ``after`` (``None``: the first), best first.
+
+        Each hit comes with its position, which the next page's cursor holds. This default
+        pages by offset (the position is how many hits came before, capped at
+        :data:`MAX_OFFSET`) for engines without keyset pagination; the ``db`` adapter
+        overrides it with a keyset on (rank, row id).
+        """
+        offset = after or 0
+        if offset + limit - 1 >= MAX_OFFSET:
+            limit = MAX_OFFSET - offset  # no cursor past the cap: the last page ends there
+        found = self._search(index, query, filters, limit, offset, highlight)
+        return [(hit, offset + place + 1) for place, hit in enumerate(found)]
+
+    def _check_position(self, position: Any) -> Any:
+        """Return a decoded cursor's position checked for this adapter; ValueError if bad."""
+        if isinstance(position, bool) or not isinstance(position, int):
+            raise ValueError("an offset is an integer")
+        if not 0 < position < MAX_OFFSET:
+            raise ValueError("offset out of range")
+        return position
+
     def _search(
         self,
         index: str,
@@ -459,7 +564,7 @@ class Search(Service):
         offset: int,
         highlight: bool,
     ) -> list[Hit]:
-        """Return up to ``limit`` hits from rank ``offset`` on, best first."""
+        """Return up to ``limit`` hits from rank ``offset`` on, best first (offset paging)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Model, QuerySet
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from .base import MAX_BATCH, Document, Search
 
@@ -84,15 +84,66 @@ class ModelIndex:
     # ------------------------------------------------------------------ signals
 
     def connect(self) -> ModelIndex:
-        """Index on every ``post_save`` and remove on every ``post_delete`` of the model."""
+        """Index on every ``post_save`` and remove on every ``post_delete`` of the model.
+
+        A row is also indexed again when one of its many-to-many relations changes
+        (``m2m_changed`` of each through table, from either side), since its document
+        may show them (``fields=lambda note: {"tags": ...}``).
+        """
         post_save.connect(self._saved, sender=self.model, dispatch_uid=self._uid, weak=False)
         post_delete.connect(self._deleted, sender=self.model, dispatch_uid=self._uid, weak=False)
+        for through in self._through_models():
+            m2m_changed.connect(self._linked, sender=through, dispatch_uid=self._uid, weak=False)
         return self
 
     def disconnect(self) -> None:
-        """Stop following the model's saves and deletes."""
+        """Stop following the model's saves, deletes and many-to-many changes."""
         post_save.disconnect(sender=self.model, dispatch_uid=self._uid)
         post_delete.disconnect(sender=self.model, dispatch_uid=self._uid)
+        for through in self._through_models():
+            m2m_changed.disconnect(sender=through, dispatch_uid=self._uid)
+
+    def _through_models(self) -> list[Any]:
+        """Return the through table of every many-to-many relation, declared or reverse."""
+        meta = self.model._meta
+        found = [f.remote_field.through for f in meta.many_to_many]
+        found += [r.through for r in meta.related_objects if r.many_to_many]
+        return list(dict.fromkeys(found))
+
+    def _linked(
+        self, sender: Any, instance: Any, action: str, pk_set: Any, using: str, **kwargs: Any
+    ) -> None:
+        """Re-index the rows of this model whose relation ``action`` changed."""
+        if isinstance(instance, self.model):
+            if action in ("post_add", "post_remove", "post_clear"):
+                transaction.on_commit(lambda: self.sync_one(instance), using=using)
+            return
+        if action == "pre_clear":  # the other side is cleared: remember whose rows change
+            accessor = self._reverse_accessor(type(instance))
+            if accessor is not None:
+                instance._toolkit_search_cleared = list(
+                    getattr(instance, accessor).values_list("pk", flat=True)
+                )
+            return
+        if action == "post_clear":
+            pks = getattr(instance, "_toolkit_search_cleared", [])
+        elif action in ("post_add", "post_remove"):
+            pks = list(pk_set or ())
+        else:
+            return
+        if pks:
+            rows = list(self.model._default_manager.using(using).filter(pk__in=pks))
+            transaction.on_commit(lambda: [self.sync_one(row) for row in rows], using=using)
+
+    def _reverse_accessor(self, other: type) -> str | None:
+        """Return the attribute of ``other`` that lists this model's rows, if one does."""
+        for field in other._meta.many_to_many:
+            if field.related_model is self.model:
+                return field.name
+        for rel in other._meta.related_objects:
+            if rel.many_to_many and rel.related_model is self.model:
+                return rel.get_accessor_name()
+        return None
 
     def _saved(self, sender: Any, instance: Any, using: str, **kwargs: Any) -> None:
         transaction.on_commit(lambda: self.sync_one(instance), using=using)

@@ -7,6 +7,10 @@ all three::
 
     sid = services.session().create({"user_id": 7})
     services.session().get(sid)          # {"user_id": 7}, None once expired
+
+It is Django's session engine too: ``SESSION_ENGINE = "toolkit_batteries.session.engine"``
+(what ``slots.sessions(TOOLKIT)`` returns) keeps ``request.session``, ``login()`` and the
+admin's sessions in the same store.
 """
 
 from __future__ import annotations

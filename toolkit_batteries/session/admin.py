@@ -23,12 +23,13 @@ __all__ = ["SessionRecordAdmin"]
 class SessionRecordAdmin(admin.ModelAdmin):
     """Read-only list of sessions; delete is the one action (ends the session)."""
 
-    list_display = ("session", "kind", "expires", "live", "size")
+    list_display = ("session", "instance", "kind", "expires", "live", "size")
+    list_filter = ("instance",)
     ordering = ("-expires_at",)
     list_per_page = 100
     # Nothing searchable or filterable by id or data: both are secrets.
     search_fields: tuple[str, ...] = ()
-    fields = ("session", "kind", "expires", "live", "size")
+    fields = ("session", "instance", "kind", "expires", "live", "size")
     readonly_fields = fields
 
     @admin.display(description="session")

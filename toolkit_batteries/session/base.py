@@ -20,6 +20,10 @@ not differ between adapters:
     store.update(sid, {"user_id": 7, "cart": [1]})   # replaces the data, keeps the expiry
     store.touch(sid)                             # restarts the ttl; False if gone
     store.delete(sid)
+
+Sessions are scoped by instance on every adapter (issue 29): ``session.admin`` never
+sees a session ``session.default`` stored, even on one server or table. Django's own
+sessions (``request.session``) live in the same store through :mod:`.engine`.
 """
 
 from __future__ import annotations
@@ -131,12 +135,37 @@ class SessionStore(Service):
         payload = self._fetch(session_id)
         return None if payload is None else json.loads(payload)
 
-    def update(self, session_id: str, data: Mapping[str, Any]) -> bool:
-        """Replace the session's data, keeping its expiry; return False if it is gone."""
+    def add(self, session_id: str, data: Mapping[str, Any], *, ttl: timedelta) -> bool:
+        """Store ``data`` under ``session_id`` only if that id is free; tell whether it was.
+
+        The caller draws the id (Django's session engine does, :mod:`.engine`); an id
+        this service could not have issued is refused with ``ValueError``.
+        """
         payload = encode_data(data)
+        ttl_ms = ttl_milliseconds(ttl)
+        if not valid_id(session_id):
+            raise ValueError("session id has a shape this service cannot store")
+        return self._insert(session_id, payload, ttl_ms)
+
+    def update(
+        self, session_id: str, data: Mapping[str, Any], *, ttl: timedelta | None = None
+    ) -> bool:
+        """Replace the session's data; return False if it is gone.
+
+        Without ``ttl`` the expiry is kept; with one the lifetime restarts at ``ttl`` in
+        the same write (what Django's ``save()`` does on every request).
+        """
+        payload = encode_data(data)
+        ttl_ms = None if ttl is None else ttl_milliseconds(ttl)
         if not valid_id(session_id):
             return False
-        return self._replace(session_id, payload)
+        if ttl_ms is None:
+            return self._replace(session_id, payload)
+        return self._rewrite(session_id, payload, ttl_ms)
+
+    def exists(self, session_id: str) -> bool:
+        """Tell whether ``session_id`` names a live session."""
+        return valid_id(session_id) and self._fetch(session_id) is not None
 
     def touch(self, session_id: str, ttl: timedelta | None = None) -> bool:
         """Restart the session's lifetime (``ttl`` or the default); False if it is gone."""
@@ -175,6 +204,10 @@ class SessionStore(Service):
 
     def _extend(self, session_id: str, ttl_ms: int) -> bool:
         """Set a live session to expire ``ttl_ms`` from now."""
+        raise NotImplementedError
+
+    def _rewrite(self, session_id: str, payload: str, ttl_ms: int) -> bool:
+        """Replace a live session's data and set it to expire ``ttl_ms`` from now."""
         raise NotImplementedError
 
     def _remove(self, session_id: str) -> None:

@@ -22,6 +22,9 @@ class SessionRecord(models.Model):
     id = models.CharField(max_length=128, primary_key=True)
     data = models.TextField()
     expires_at = models.BigIntegerField(db_index=True, help_text="milliseconds since the epoch")
+    #: The ``session`` instance the row belongs to: every query filters by it, so
+    #: ``session.admin`` never reads, extends or deletes a row ``session.default`` wrote.
+    instance = models.CharField(max_length=100, default="default")
 
     class Meta:
         app_label = "toolkit_session"

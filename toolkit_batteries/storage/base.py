@@ -122,8 +122,8 @@ class _Open:
         return functools.partial(DjangoStorage.open, obj)
 
 
-def _open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage]:
-    """Return the ``storages`` alias holding this instance (see :mod:`.settings`)."""
+def _open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage] | Storage:
+    """Return ``storages[instance]``, or the container's own storage (see :mod:`.settings`)."""
     from .settings import open_held
 
     return open_held(cls, ctx)

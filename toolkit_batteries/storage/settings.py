@@ -13,10 +13,10 @@ object itself reads and writes)::
 
     STORAGES = django_storage_settings(TOOLKIT, overrides={"default": {"bucket": "media"}})
 
-The container's ``open`` derives the same entry, then asks
-:func:`~toolkit_batteries.core.slots.slot_alias` which alias holds it; when none does (a
-script's ``Container(config)``, a test's ``override_settings`` of ``TOOLKIT`` alone), the
-entry is registered with ``storages`` at run time, so Django still builds and holds it.
+The container's ``open`` returns ``storages[instance]`` when that alias holds this adapter
+for the instance; otherwise (a script's ``Container(config)``, a test's
+``override_settings`` of ``TOOLKIT`` alone) it builds the same class from the same entry
+and holds it itself: nothing is registered with ``storages`` at run time.
 """
 
 from __future__ import annotations
@@ -33,10 +33,8 @@ if TYPE_CHECKING:
 
     from .base import Storage
 
-__all__ = ["ALIAS_PREFIX", "django_storage_settings", "open_held", "storage_entry"]
+__all__ = ["django_storage_settings", "open_held", "storage_entry"]
 
-#: Prefix of the ``storages`` aliases registered at run time (``toolkit_storage_<digest>``).
-ALIAS_PREFIX = "toolkit_storage"
 #: Entry keys ``overrides`` may set; the options come from TOOLKIT.
 OVERRIDE_KEYS = frozenset({"bucket"})
 #: Django's own ``staticfiles`` entry, kept unless an instance replaces it.
@@ -66,16 +64,6 @@ def _non_default_options(options: Any) -> dict[str, Any]:
     given = options_to_dict(options, redact_secrets=False)
     defaults = options_to_dict(StorageOptions(), redact_secrets=False)
     return {key: value for key, value in given.items() if value != defaults.get(key)}
-
-
-class _Slot:
-    """``storages`` seen as a handler with a ``settings`` mapping (what ``slot_alias`` reads)."""
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        from django.core.files.storage import storages
-
-        return storages.backends
 
 
 def storage_entry(adapter: str, instance: str, options: Any, *, bucket: str = "") -> dict[str, Any]:
@@ -122,39 +110,38 @@ def django_storage_settings(
     return storages
 
 
-def open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage]:
-    """Find (or register) the ``storages`` alias of ``ctx``'s instance; check it can work."""
-    from django.core.files.storage import InvalidStorageError, storages
+def open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage] | Storage:
+    """Return Django's ``storages[instance]``, or build the storage where Django has none.
+
+    ``storages`` is the registry: when ``STORAGES`` has an alias named like the instance
+    holding this adapter for it (``slots.storages(TOOLKIT)`` wrote it; a configured entry
+    may add its own ``bucket``), the container hands out ``storages[alias]``. Otherwise
+    (a script's ``Container(config)``, a test's ``override_settings(TOOLKIT=...)``
+    alone) it builds the class with Django's constructor from the derived entry and holds
+    it itself; nothing is registered with ``storages`` at run time.
+    """
+    from django.core.files.storage import storages
 
     from toolkit_batteries.core.djangoready import ensure_django
-    from toolkit_batteries.core.slots import Held, slot_alias
+    from toolkit_batteries.core.slots import Held
 
     ensure_django()
-    entry = storage_entry(ctx.adapter, ctx.instance, ctx.options)
-    entry["BACKEND"] = f"{cls.__module__}.{cls.__qualname__}"
-    slot = _Slot()
-
-    def find() -> str:
-        # A configured entry may add its own "bucket": it still holds this instance.
-        configured = slot.settings.get(ctx.instance)
-        if configured is not None and configured.get("BACKEND") == entry["BACKEND"]:
-            options = dict(configured.get("OPTIONS") or {})
-            options.pop("bucket", None)
-            if options == entry["OPTIONS"]:
-                return ctx.instance
-        return slot_alias(slot, entry, preferred=ctx.instance, prefix=ALIAS_PREFIX)
-
-    alias = find()
-
-    def get() -> Storage:
-        nonlocal alias
-        try:
-            return storages[alias]
-        except InvalidStorageError:
-            # STORAGES changed (override_settings): find or register the entry again.
-            alias = find()
-            return storages[alias]
-
-    storage = get()  # build it now, so a bad option fails the open, not the first call
+    alias = ctx.instance
+    configured = storages.backends.get(alias)
+    if configured is not None and _is_entry_of(configured, cls, ctx):
+        storage: Storage = storages[alias]  # built now, so a bad option fails the open
+        held: Held[Storage] | Storage = Held(lambda: storages[alias], alias)
+    else:
+        entry = storage_entry(ctx.adapter, ctx.instance, ctx.options)
+        storage = held = cls(**entry["OPTIONS"])
     storage.apply_policy_sync()
-    return Held(get, alias)
+    return held
+
+
+def _is_entry_of(configured: Mapping[str, Any], cls: type[Storage], ctx: OpenContext) -> bool:
+    """Tell whether a ``STORAGES`` entry is ``cls`` for ``ctx``'s instance (by name)."""
+    backend = str(configured.get("BACKEND", ""))
+    instance = str((configured.get("OPTIONS") or {}).get("instance", "") or "default")
+    return backend in {f"{cls.__module__}.{cls.__qualname__}", ctx.adapter} and (
+        instance == ctx.instance
+    )

@@ -66,10 +66,11 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                 "toolkit_tenant.E004",
             )
         try:
-            header_meta_key(options.header, cfg.instance)
+            if options.header:
+                header_meta_key(options.header, cfg.instance)
         except InvalidOptionsError as exc:
             error(str(exc), "use a header name such as X-Tenant-ID", "toolkit_tenant.E005")
-        if adapter == "single" and (options.subdomain_regex or options.header != "X-Tenant-ID"):
+        if adapter == "single" and (options.subdomain_regex or options.header):
             found.append(
                 checks.Warning(
                     f'{where}: the single adapter reads neither "header" nor "subdomain_regex"',

@@ -11,7 +11,13 @@ __all__ = ["TenantOptions"]
 class TenantOptions:
     """Options of ``tenant``; adapters ``single`` (default) and ``header``."""
 
-    header: str = option("X-Tenant-ID", doc="header carrying the tenant id")
+    # The spec's default is X-Tenant-ID; here an empty value (the default) means
+    # X-Tenant-ID without subdomain_regex and *no header source* with it: a header a
+    # client sets must not override the host unless the operator enabled it by name.
+    header: str = option(
+        "",
+        doc="header carrying the tenant id; empty: X-Tenant-ID, or none with subdomain_regex",
+    )
     subdomain_regex: str = option("", doc="optional subdomain pattern")
     id: str = option("default", doc="fixed tenant id (single)")
     # Not in the spec's table: the issue's "unknown tenants answer 400" needs a list of

@@ -182,13 +182,28 @@ class VectorStore(Service):
         metric: str = "cosine",
         filter: Mapping[str, FilterValue] | None = None,
         namespace: str = "default",
+        exact: bool = False,
+        ef_search: int | None = None,
+        probes: int | None = None,
     ) -> list[Match]:
         """Return the ``k`` records closest to ``vector``, closest first.
 
         ``filter`` keeps records whose metadata has each key equal to the given value
         (strings, numbers, booleans). Ties are broken by id, so answers are stable.
+        Where an approximate index serves the query (pgvector HNSW or IVFFlat, see
+        ``create_index``), ``ef_search`` / ``probes`` trade speed for recall for this
+        query only and ``exact=True`` scans every vector instead; adapters without an
+        approximate index answer exactly and ignore them.
         """
         ns = self._namespace(namespace)
+        for name, value, top in (("ef_search", ef_search, 1000), ("probes", probes, 32768)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top
+            ):
+                raise VectorStoreError(self.instance, name, f"must be an integer from 1 to {top}")
+        if not isinstance(exact, bool):
+            raise VectorStoreError(self.instance, "exact", "must be true or false")
+        tuning = QueryTuning(exact=exact, ef_search=ef_search, probes=probes)
         if metric not in METRICS:
             raise VectorStoreError(self.instance, "metric", f"must be one of {', '.join(METRICS)}")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
@@ -198,7 +213,7 @@ class VectorStore(Service):
             raise InvalidVectorError(
                 self.instance, "vector", "is all zeros, which has no cosine distance"
             )
-        return self._query(ns, values, k, metric, self._filter(filter))
+        return self._query_tuned(ns, values, k, metric, self._filter(filter), tuning)
 
     def count(self, *, namespace: str = "default") -> int:
         """Return how many records ``namespace`` holds."""
@@ -258,6 +273,11 @@ class VectorStore(Service):
             raise InvalidVectorError(self.instance, argument, "must hold numbers only")
         if not all(math.isfinite(value) for value in values):
             raise InvalidVectorError(self.instance, argument, "holds NaN or infinity")
+        if any(abs(value) > FLOAT32_MAX for value in values):
+            # Stored and searched as float32: a larger value becomes infinity there.
+            raise InvalidVectorError(
+                self.instance, argument, "holds a value outside the float32 range (about 3.4e38)"
+            )
         return values
 
     def _record(self, item: Any, index: int) -> Record:
@@ -322,6 +342,18 @@ class VectorStore(Service):
     def _get(self, namespace: str, ids: list[str]) -> list[Record]:
         raise NotImplementedError
 
+    def _query_tuned(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+        tuning: QueryTuning,
+    ) -> list[Match]:
+        """Run ``_query`` with ``tuning``; adapters without an approximate index ignore it."""
+        return self._query(namespace, vector, k, metric, filter)
+
     def _query(
         self,
         namespace: str,
@@ -340,6 +372,19 @@ class VectorStore(Service):
 
     def _drop(self, namespace: str) -> int:
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class QueryTuning:
+    """Per-query knobs of an approximate index (checked by ``query``)."""
+
+    exact: bool = False
+    ef_search: int | None = None
+    probes: int | None = None
+
+
+#: The largest finite float32: every adapter stores and searches vectors as float32.
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 def _listed(items: Iterable[Any]) -> list[Any]:

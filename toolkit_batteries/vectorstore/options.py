@@ -20,3 +20,13 @@ class VectorStoreOptions:
     api_key: str = option("", secret=True, doc="backend credential")
     dimension: int = option(1536, doc="expected embedding dimension")
     allow_insecure: bool = option(False, doc="permit an http URL")
+    index: str = option(
+        "hnsw",
+        choices=("hnsw", "ivfflat", "none"),
+        doc="approximate index create_index() builds and queries use (db on pgvector)",
+    )
+    index_metric: str = option(
+        "cosine", choices=("cosine", "l2", "ip"), doc="the metric the approximate index serves"
+    )
+    ef_search: int = option(100, min=1, max=1000, doc="HNSW candidates per query (recall)")
+    probes: int = option(10, min=1, max=32768, doc="IVFFlat lists visited per query (recall)")

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
 from toolkit_batteries.core.groups import ResilienceRetryPolicy, RetryPolicy
+from toolkit_batteries.core.outbound.log_redaction import redact_url
 
 from .signing import DEFAULT_TOLERANCE, Secrets, secret_list
 from .signing import verify as verify_signature
@@ -290,7 +291,7 @@ class Webhook(Service):
             delivery_id=ident,
             instance=self.instance,
             adapter=self.adapter_name,
-            target=target,
+            target=redact_url(target),  # a query often holds the receiver's token
             event=event,
             body_size=size,
             created_at=now,
@@ -335,7 +336,10 @@ class Webhook(Service):
         )
 
     def delivery(self, delivery_id: str) -> Delivery | None:
-        """Return the recorded state of a delivery, or ``None`` if there is no such row."""
+        """Return the recorded state of a delivery, or ``None`` if there is no such row.
+
+        Its ``target`` is the stored one: the query, if any, reads ``?[redacted]``.
+        """
         row = self._rows().filter(delivery_id=delivery_id).first()
         if row is None:
             return None

@@ -36,11 +36,14 @@ def webhook_receiver(
     secret: Secrets | Callable[[Any], Secrets],
     *,
     tolerance: float | timedelta = DEFAULT_TOLERANCE,
+    legacy: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Return a decorator that verifies deliveries with ``secret`` (or ``secret(request)``).
 
-    ``tolerance`` is the replay window (five minutes). On success the view runs with
-    ``request.webhook_timestamp`` set to the signed timestamp.
+    ``tolerance`` is the replay window (five minutes); ``legacy`` also accepts the
+    previous signature layout (see :func:`~toolkit_batteries.webhook.signing.verify`).
+    On success the view runs with ``request.webhook_timestamp`` set to the signed
+    timestamp (the ``Webhook-Id`` and ``Webhook-Event`` headers are signed too).
     """
 
     def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -50,7 +53,9 @@ def webhook_receiver(
 
             keys = secret(request) if callable(secret) else secret
             try:
-                stamp = verify(request.headers, request.body, keys, tolerance=tolerance)
+                stamp = verify(
+                    request.headers, request.body, keys, tolerance=tolerance, legacy=legacy
+                )
             except SignatureError as exc:
                 logger.info("webhook receiver %s refused a delivery: %s", view.__name__, exc.reason)
                 return JsonResponse({"error": "invalid_signature"}, status=400)

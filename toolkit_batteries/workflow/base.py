@@ -80,6 +80,11 @@ MAX_ERROR = 2000
 Position = tuple[int, bool] | None
 
 _engines: weakref.WeakValueDictionary[str, Workflow] = weakref.WeakValueDictionary()
+#: Reads a cancel makes while steps keep committing under it, before it answers False.
+_CANCEL_ROUNDS = 20
+#: Step records a compensation still has to undo: completed ones, and ones whose
+#: compensation failed for good (``resume()`` retries those).
+_TO_UNDO = ("completed", "compensation_failed")
 
 
 class RunNotFoundError(ToolkitError, LookupError):
@@ -301,21 +306,32 @@ class Workflow(Service):
     def cancel(self, run_id: str) -> bool:
         """Ask a run to stop and compensate what it completed; ``False`` when it cannot.
 
-        A finished run, a run already compensating, and a run past its pivot step cannot
-        be cancelled. A step in progress finishes first; the compensation follows.
+        ``True`` is a promise: the run ends ``cancelled`` with every completed step
+        compensated. A finished run, a run already compensating, and a run whose pivot
+        step committed cannot be cancelled (``False``). A step in progress finishes
+        first; its commit sees the request (the request is written only while the run
+        is still at the position read here), so a cancelled pivot or last step is
+        recorded and then compensated with the others, never completed past the cancel.
         """
         self._check_open()
-        run = self._require(run_id)
-        if run.status in TERMINAL or run.status == RunStatus.COMPENSATING:
-            return False
-        found = definition(run.workflow)
-        if found.past_pivot(run.current):
-            return False
-        now = self.clock()
-        forward = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.WAITING)
-        if not self._update(
-            run_id, {"cancel_requested": True, "updated_at": now}, expect={"status": forward}
-        ):
+        for _ in range(_CANCEL_ROUNDS):
+            run = self._require(run_id)
+            if run.status in TERMINAL or run.status == RunStatus.COMPENSATING:
+                return False
+            found = definition(run.workflow)
+            if found.past_pivot(run.current):
+                return False
+            now = self.clock()
+            forward = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.WAITING)
+            # Conditional on the position: a step committing meanwhile (maybe the pivot
+            # or the last one) makes this write miss, and the next round reads anew.
+            if self._update(
+                run_id,
+                {"cancel_requested": True, "updated_at": now},
+                expect={"status": forward, "current": run.current},
+            ):
+                break
+        else:
             return False
         self._update(
             run_id,
@@ -469,6 +485,8 @@ class Workflow(Service):
         if claimed.cancel_requested:
             if not found.past_pivot(claimed.current):
                 return self._begin_compensation(found, claimed, owner, "cancelled")
+            # Unreachable since the pivot's commit honours a request (see _record); a
+            # request stored by an older release past the pivot is dropped, as it was.
             self._update(run_id, {"cancel_requested": False}, owner=owner)
         return self._forward(found, claimed, owner)
 
@@ -532,13 +550,22 @@ class Workflow(Service):
                 record = StepRecord(
                     run.current, step.name, "completed", value, run.attempt, "", now
                 )
-                queued = self._record(run, owner, changes, record, None if last else found)
+                # Up to and including the pivot (the last step, without one), a cancel
+                # may have been promised: the commit honours it instead of moving on.
+                cancellable = not found.past_pivot(run.current)
+                cancelled, queued = self._record(
+                    run, owner, changes, record, None if last else found, cancellable=cancellable
+                )
         except _LeaseLost:
             logger.warning("workflow.%s: lost the lease of a run during a step", self.instance)
             return "lost"
         except Exception as exc:
             return self._failed(found, run, owner, exc)
         self._recorded(run, step.name, run.current, compensating=False)
+        if cancelled:
+            if not queued:
+                self._dispatch(found, run.id, at=(run.current, True))
+            return "compensating"
         if last:
             return RunStatus.COMPLETED
         if not queued:
@@ -557,21 +584,48 @@ class Workflow(Service):
         then: WorkflowDefinition | None = None,
         *,
         compensating: bool = False,
-    ) -> bool:
+        cancellable: bool = False,
+    ) -> tuple[bool, bool]:
         """Move the run on and write the step's record, both or neither.
 
         With ``then``, the next step's job is pushed in the same transaction when the
         queue writes through the same database connection (the ``db`` queue on the
-        workflow's alias): record and next job commit together. Return whether it was.
+        workflow's alias): record and next job commit together. With ``cancellable``,
+        the move is conditional on no cancel having been requested; when one was, the
+        step is recorded and the run starts compensating from it instead (so a cancel
+        that answered ``True`` during the pivot or the last step is kept). Return
+        ``(cancelled, queued)``: whether the cancel won, and whether the job that comes
+        next (the next step's, or the compensation's) was pushed in the transaction.
         """
+        expect: dict[str, Any] = {"current": run.current}
+        if cancellable:
+            expect["cancel_requested"] = False
         with self._atomic():
-            if not self._update(run.id, changes, owner=owner, expect={"current": run.current}):
-                raise _LeaseLost
+            cancelled = False
+            if not self._update(run.id, changes, owner=owner, expect=expect):
+                if not (cancellable and self._compensate_cancelled_step(run, owner)):
+                    raise _LeaseLost
+                cancelled, compensating = True, True
+                changes = {"current": run.current}
             self._put_step(run.id, step)
-            if then is not None and self._queue_joins_transaction():
-                self._dispatch(then, run.id, at=(changes["current"], compensating))
-                return True
-        return False
+            if (then is not None or cancelled) and self._queue_joins_transaction():
+                found = then or definition(run.workflow)
+                self._dispatch(found, run.id, at=(changes["current"], compensating))
+                return cancelled, True
+        return cancelled, False
+
+    def _compensate_cancelled_step(self, run: RunRecord, owner: str) -> bool:
+        """Turn the commit of a step whose run was cancelled meanwhile into compensation.
+
+        The step did its work, so it is recorded ``completed`` and is the first one
+        undone; ``False`` when this worker lost the run (or nobody cancelled it).
+        """
+        now = self.clock()
+        changes = _released(
+            now, status=RunStatus.COMPENSATING, attempt=0, error="cancelled", run_after=0.0
+        )
+        expect = {"current": run.current, "cancel_requested": True}
+        return self._update(run.id, changes, owner=owner, expect=expect)
 
     def _queue_joins_transaction(self) -> bool:
         """Tell whether a push joins this service's transactions (same database alias)."""
@@ -659,7 +713,7 @@ class Workflow(Service):
         while index >= 0 and not (
             found.steps[index].compensate is not None
             and records.get(index) is not None
-            and records[index].status == "completed"
+            and records[index].status in _TO_UNDO
         ):
             index -= 1
         now = self.clock()
@@ -673,7 +727,7 @@ class Workflow(Service):
         ctx = self._context(
             found, run, owner, step.name, result=record.result, error=run.error, compensating=True
         )
-        ctx._results = {i.name: i.result for i in records.values() if i.status == "completed"}
+        ctx._results = {i.name: i.result for i in records.values() if i.status in _TO_UNDO}
         ctx._signals = lambda: self._signals(run.id)
         done = StepRecord(
             index,
@@ -690,7 +744,7 @@ class Workflow(Service):
             with self._atomic() if step.atomic else nullcontext():
                 resolve_callable(step.compensate)(ctx)  # type: ignore[arg-type]
                 done.compensated_at = self.clock()
-                queued = self._record(run, owner, changes, done, found, compensating=True)
+                _, queued = self._record(run, owner, changes, done, found, compensating=True)
         except _LeaseLost:
             return "lost"
         except Exception as exc:

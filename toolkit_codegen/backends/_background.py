@@ -39,6 +39,9 @@ def job_registered_name(job: Job, app_module: str) -> str:
 
 def json_type(schema: Schema, typ: TypeRef) -> str:
     """Return the annotation of a job parameter: its JSON shape (uuid, timestamp: str)."""
+    if typ.is_list:
+        text = f"list[{json_type(schema, typ.element)}]"
+        return f"{text} | None" if typ.optional else text
     if typ.is_scalar:
         text = _JSON_SCALARS[typ.name]
     elif typ.is_inline_enum or schema.enum(typ.name) is not None:

@@ -220,6 +220,9 @@ def url_name(path: str) -> str:
 
 def python_type(schema: Schema, typ: TypeRef) -> str:
     """Return the annotation a handler parameter of ``typ`` gets."""
+    if typ.is_list:
+        text = f"list[{python_type(schema, typ.element)}]"
+        return f"{text} | None" if typ.optional else text
     if typ.is_scalar:
         text = _PY_SCALARS[typ.name]
     elif typ.is_inline_enum or schema.enum(typ.name) is not None:

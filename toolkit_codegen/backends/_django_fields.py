@@ -26,12 +26,11 @@ __all__ = ["enum_constant", "serializer_class", "serializer_field"]
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _SIMPLE = {
-    "uuid": "serializers.UUIDField",
-    "bool": "serializers.BooleanField",
+    "uuid": "fields.StrictUUIDField",
     "bytes": "fields.Base64Field",
     "json": "serializers.JSONField",
-    "timestamp": "serializers.DateTimeField",
-    "date": "serializers.DateField",
+    "timestamp": "fields.TimestampField",
+    "date": "fields.DateStringField",
 }
 
 
@@ -50,8 +49,24 @@ def serializer_field(
     typ: TypeRef,
     rules: Validation | None,
     default: Default | None = None,
+    *,
+    text_input: bool = False,
 ) -> Expr:
-    """Return the DRF field expression for a field or parameter."""
+    """Return the DRF field expression for a field or parameter.
+
+    JSON values are taken strictly (no number-to-string or string-to-number coercion:
+    ``fields.StrictIntegerField`` and friends); ``text_input`` (a path or query
+    parameter, always text) parses numbers and booleans from text with DRF's own fields.
+
+    A list ``[T]`` is ``serializers.ListField(child=<T's field>)``: every element is
+    validated by the element's field (``@validate`` rules apply to each element).
+    """
+    if typ.is_list:
+        child = serializer_field(schema, typ.element, rules, text_input=text_input)
+        list_kwargs: list[tuple[str, Any]] = [("child", child)]
+        if typ.optional:
+            list_kwargs += [("required", False), ("allow_null", True)]
+        return Call("serializers.ListField", [], list_kwargs)
     kwargs: list[tuple[str, Any]] = []
     args: list[Any] = []
     rules = rules or Validation(typ.pos)
@@ -65,11 +80,13 @@ def serializer_field(
     elif typ.name == "string":
         cls, kwargs = _string(rules)
     elif typ.name in _INT_RANGES:
-        cls = "serializers.IntegerField"
+        cls = "serializers.IntegerField" if text_input else "fields.StrictIntegerField"
         kwargs = _int_bounds(typ.name, rules)
     elif typ.name in ("float32", "float64"):
-        cls = "serializers.FloatField"
+        cls = "serializers.FloatField" if text_input else "fields.StrictFloatField"
         kwargs = _float_bounds(rules)
+    elif typ.name == "bool":
+        cls = "serializers.BooleanField" if text_input else "fields.StrictBooleanField"
     elif typ.is_scalar:
         cls = _SIMPLE[typ.name]
     else:
@@ -89,14 +106,14 @@ def _string(rules: Validation) -> tuple[str, list[tuple[str, Any]]]:
     kwargs: list[tuple[str, Any]] = []
     if rules.format == "uuid":
         return "fields.UUIDStringField", kwargs
-    cls = {"email": "serializers.EmailField", "url": "serializers.URLField"}.get(
-        rules.format or "", "serializers.CharField"
+    cls = {"email": "fields.EmailStringField", "url": "fields.URLStringField"}.get(
+        rules.format or "", "fields.StringField"
     )
     if rules.min_len is not None:
         kwargs.append(("min_length", rules.min_len))
     if rules.max_len is not None:
         kwargs.append(("max_length", rules.max_len))
-    if cls == "serializers.CharField" and not rules.min_len:
+    if cls == "fields.StringField" and not rules.min_len:
         kwargs.append(("allow_blank", True))
     kwargs.append(("trim_whitespace", False))
     return cls, kwargs

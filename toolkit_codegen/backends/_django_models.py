@@ -98,14 +98,21 @@ class FieldSpec:
     kwargs: list[tuple[str, Any]] = field(default_factory=list)
     #: Relation target entity (ForeignKey / OneToOneField / ManyToManyField).
     target: str | None = None
+    #: A list type's field: the runtime ``modelfields.ListField`` instead of ``models.X``.
+    is_list: bool = False
 
     def expr(self) -> Expr:
-        """Return ``models.X(...)`` as code."""
+        """Return ``models.X(...)`` (``modelfields.ListField(...)``) as code."""
         args = [_code(a) for a in self.args]
-        return Call(f"models.{self.cls}", args, [(k, _code(v)) for k, v in self.kwargs])
+        owner = "modelfields" if self.is_list else "models"
+        return Call(f"{owner}.{self.cls}", args, [(k, _code(v)) for k, v in self.kwargs])
 
     def build(self, app_label: str) -> models.Field:
         """Return the field as an unbound Django object (relations point at ``app.Model``)."""
+        if self.is_list:
+            from ._listfield import ListFieldStandIn
+
+            return ListFieldStandIn(**{k: _value(v) for k, v in self.kwargs})
         cls = getattr(models, self.cls)
         args = [_value(a) for a in self.args]
         if self.target is not None:
@@ -118,7 +125,12 @@ class FieldSpec:
 
     def imports(self) -> set[str]:
         """Return the import lines the rendered field needs."""
-        return {v.needs for _, v in self.kwargs if isinstance(v, Sym) and v.needs}
+        needs = {v.needs for _, v in self.kwargs if isinstance(v, Sym) and v.needs}
+        if self.is_list:
+            from ._listfield import LIST_FIELD_IMPORT
+
+            needs.add(LIST_FIELD_IMPORT)
+        return needs
 
 
 @dataclass
@@ -268,6 +280,14 @@ class _Builder:
 
     def scalar_field(self, f: Field, composite: bool) -> FieldSpec:
         typ = f.type
+        if typ.is_list:
+            # A PostgreSQL array or a JSON array, picked per connection at run time.
+            kwargs_list: list[tuple[str, Any]] = [("element", typ.name)]
+            if typ.optional:
+                kwargs_list += [("null", True), ("blank", True)]
+            else:
+                kwargs_list.append(("default", Sym("list", list)))
+            return FieldSpec(f.name, "ListField", kwargs=kwargs_list, is_list=True)
         kwargs: list[tuple[str, Any]] = []
         named = None if typ.is_inline_enum else self.enum_nodes.get(typ.name)
         if typ.is_inline_enum or named is not None:

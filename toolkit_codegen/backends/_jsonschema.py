@@ -50,7 +50,16 @@ OPENAPI_SCALARS: dict[str, JSON] = {
     "timestamp": {"type": "string", "format": "date-time"},
     "date": {"type": "string", "format": "date"},
     "bytes": {"type": "string", "format": "byte"},
-    "json": {"type": "object"},
+    # Any JSON value but null (``json?`` adds null): what the server's JSONField takes.
+    "json": {
+        "anyOf": [
+            {"type": "object"},
+            {"type": "array", "items": {}},
+            {"type": "string"},
+            {"type": "number"},
+            {"type": "boolean"},
+        ]
+    },
 }
 
 #: Scalar -> plain JSON Schema for MCP tools (no formats; ``json`` is unconstrained).
@@ -67,6 +76,14 @@ MCP_SCALARS: dict[str, JSON] = {
     "bytes": {"type": "string"},
     "json": {},
 }
+
+#: Every ``string`` refuses NUL (PostgreSQL text cannot hold it; DRF refuses it too): the
+#: document says so with this pattern (the same text in ECMA and Python regex syntax).
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+#: A page cursor as the server hands it out: empty (the first page) or the handler's
+#: position, ``.``, and a 43-character URL-safe base64 HMAC (any other value is a 400;
+#: a well-formed one the server did not sign is a 400 too, which no pattern can say).
+CURSOR_SCHEMA: JSON = {"type": "string", "pattern": "^$|^[\\s\\S]*\\.[A-Za-z0-9_-]{43}$"}
 
 #: ``@validate(format: ...)`` -> OpenAPI ``format``.
 _FORMATS = {"email": "email", "url": "uri", "uuid": "uuid"}
@@ -185,14 +202,25 @@ def openapi_type_schema(typ: TypeRef, rules: Validation | None, ref: RefFn) -> J
 
     Formats and ``@validate`` bounds are overlaid; an optional type is ``nullable``. A
     ``$ref`` cannot carry siblings in OpenAPI 3.0, so an optional reference is wrapped in
-    ``allOf`` to say that it may be null.
+    ``allOf`` to say that it may be null. A list ``[T]`` is ``type: array`` whose ``items``
+    carry ``T``'s schema and the ``@validate`` rules (they apply to each element).
     """
+    if typ.is_list:
+        items = openapi_type_schema(typ.element, rules, ref)
+        schema_list: JSON = {"type": "array", "items": items}
+        if typ.optional:
+            schema_list["nullable"] = True
+        return schema_list
     if typ.is_inline_enum:
         schema: JSON = {"type": "string", "enum": list(typ.enum_values)}
     elif typ.is_scalar:
         schema = dict(OPENAPI_SCALARS[typ.name])
         if rules is not None:
             _overlay(schema, rules)
+        if typ.name == "string" and (rules is None or rules.format != "uuid"):
+            schema["pattern"] = NO_NUL_PATTERN
+        if typ.name == "json" and typ.optional:
+            schema = {}  # any JSON value, null included
     else:
         schema = {"$ref": ref(typ.name)}
         if typ.optional:
@@ -205,6 +233,8 @@ def openapi_type_schema(typ: TypeRef, rules: Validation | None, ref: RefFn) -> J
 
 def mcp_type_schema(typ: TypeRef, ref: RefFn) -> JSON:
     """Return the plain JSON Schema of a type for MCP tools (no bounds, no formats)."""
+    if typ.is_list:
+        return {"type": "array", "items": mcp_type_schema(typ.element, ref)}
     if typ.is_inline_enum:
         return {"type": "string", "enum": list(typ.enum_values)}
     if typ.is_scalar:

@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from ..escaping import py_docstring, py_identifier
 from ..nodes import Rpc, TypeRef
 from . import GENERATED_NOTICE
 
@@ -60,6 +61,8 @@ class ServerTool:
     handler: str
     #: The tool's input schema, with the definitions its ``$ref``s need.
     input_schema: dict[str, Any]
+    #: What the arguments must satisfy before the handler runs (types, bounds, required).
+    validation: dict[str, Any]
     rpc: Rpc
     service: str
     #: The rpc's parameters as the handler receives them.
@@ -92,6 +95,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import jsonschema
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -113,6 +117,41 @@ TOOLS: list[dict[str, Any]] = json.loads(
 """
 )
 TOOLS_BY_NAME: dict[str, dict[str, Any]] = {tool["name"]: tool for tool in TOOLS}
+
+
+#: ``@validate`` rule -> what the argument must be (messages name the argument, not its value).
+_RULES = {
+    "minLength": "at least {} characters long",
+    "maxLength": "at most {} characters long",
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "exclusiveMinimum": "greater than {}",
+    "exclusiveMaximum": "less than {}",
+    "format": "a valid {}",
+    "type": "of type {}",
+    "enum": "one of {}",
+}
+
+
+def _invalid(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """Return why ``arguments`` do not satisfy ``schema`` (names the argument), or None."""
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    if error.validator == "required":
+        missing = [n for n in error.validator_value if n not in error.instance]
+        prefix = f"{where}." if error.absolute_path else ""
+        return f"{prefix}{missing[0]}: required"
+    if error.validator == "additionalProperties":
+        return f"{where}: unknown argument"
+    rule = _RULES.get(str(error.validator))
+    if rule is None:
+        return f"{where}: has the wrong type or value"
+    value = error.validator_value
+    shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+    return f"{where}: must be {rule.format(shown)}"
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -145,6 +184,9 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if function is None:
         return _error(f"not implemented: {params.name}")
     arguments = dict(params.arguments or {})
+    problem = _invalid(tool["validation"], arguments)
+    if problem is not None:  # checked before any handler code runs, as the HTTP side does
+        return _error(f"Input validation error: {problem}")
     try:
         inspect.signature(function).bind(**arguments)
     except TypeError as exc:
@@ -204,6 +246,7 @@ def render_server(tools: list[ServerTool]) -> str:
             "description": t.description,
             "handler": t.handler,
             "inputSchema": t.input_schema,
+            "validation": t.validation,
         }
         for t in tools
     ]
@@ -230,6 +273,8 @@ def render_handlers(tools: list[ServerTool]) -> str:
 
 def python_type(typ: TypeRef, is_enum: bool) -> str:
     """Return the Python type a handler receives for ``typ`` (before optionality)."""
+    if typ.is_list:
+        return f"list[{python_type(typ.element, False)}]"
     if typ.is_scalar:
         return _PY_TYPES[typ.name]
     if typ.is_inline_enum or is_enum:
@@ -264,6 +309,7 @@ def _def_line(name: str, parameters: list[str] | None, returns: str) -> str:
     params = (
         ["**arguments: Any"] if parameters is None else (["*", *parameters] if parameters else [])
     )
+    name = py_identifier(name, "handler function")
     one_line = f"def {name}({', '.join(params)}) -> {returns}:"
     if len(one_line) <= _LINE:
         return one_line
@@ -273,7 +319,7 @@ def _def_line(name: str, parameters: list[str] | None, returns: str) -> str:
 
 def _escape(text: str) -> str:
     """Return ``text`` safe inside a triple-quoted docstring."""
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return py_docstring(text)
 
 
 def _docstring(tool: ServerTool) -> str:

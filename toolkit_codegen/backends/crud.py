@@ -46,7 +46,11 @@ class CrudRpc:
 
 
 def _same_type(param: Param, field: Field) -> bool:
-    return (param.type.name, param.type.enum_values) == (field.type.name, field.type.enum_values)
+    return (param.type.name, param.type.enum_values, param.type.is_list) == (
+        field.type.name,
+        field.type.enum_values,
+        field.type.is_list,
+    )
 
 
 def crud_of(schema: Schema, ref: RpcRef) -> CrudRpc | None:
@@ -68,11 +72,11 @@ def crud_of(schema: Schema, ref: RpcRef) -> CrudRpc | None:
             return CrudRpc("get" if method == "GET" else "delete", entity, key.name)
         return None
     if method == "POST":
-        return CrudRpc("create", entity) if _is_create(entity, params) else None
+        return CrudRpc("create", entity) if _is_create(schema, entity, params) else None
     if method in ("PUT", "PATCH"):
         if key is None or len(params) < 2 or not _is_key(params[0], key):
             return None
-        if all(_is_field(entity, p, key) for p in params[1:]):
+        if all(_is_field(schema, entity, p, key) for p in params[1:]):
             return CrudRpc("update", entity, key.name)
     return None
 
@@ -81,14 +85,19 @@ def _is_key(param: Param, key: Field) -> bool:
     return param.name == key.name and _same_type(param, key) and not param.type.optional
 
 
-def _is_field(entity: Entity, param: Param, key: Field | None) -> bool:
+def _is_field(schema: Schema, entity: Entity, param: Param, key: Field | None) -> bool:
+    if entity.field(param.name) is None and param.type.is_list:
+        from ._relations import m2m_id_type
+
+        ids = m2m_id_type(schema, entity, param.name)  # a many_to_many, set by its ids
+        return ids is not None and ids.name == param.type.name
     field = entity.field(param.name)
     return field is not None and field is not key and not field.primary and _same_type(param, field)
 
 
-def _is_create(entity: Entity, params: list[Param]) -> bool:
+def _is_create(schema: Schema, entity: Entity, params: list[Param]) -> bool:
     named = {p.name: p for p in params}
-    if len(named) != len(params) or not all(_is_field(entity, p, None) for p in params):
+    if len(named) != len(params) or not all(_is_field(schema, entity, p, None) for p in params):
         return False
     for field in entity.fields:
         has_default = field.default is not None or field.optional

@@ -24,7 +24,16 @@ from __future__ import annotations
 import ast
 import re
 
-from ..nodes import Diagnostic, Position, Rpc, Schema, Service
+from ..escaping import py_docstring, py_identifier
+from ..nodes import (
+    Diagnostic,
+    Position,
+    Rpc,
+    Schema,
+    Service,
+    access_text,
+    enforced_access,
+)
 from ..pysource import Call, Raw, render
 from . import BackendError
 from ._django_common import all_services, handler_name, python_type, return_type
@@ -80,7 +89,8 @@ def _signature(schema: Schema, rpc: Rpc) -> tuple[str, set[str]]:
         params += [Raw("*"), *(Raw(k) for k in keyword_only)]
     returns = return_type(schema, rpc)
     tail = f" -> {returns}:"
-    text = "    " + render(Call(f"def {handler_name(rpc)}", params), 1, 0, len(tail)) + tail
+    name = py_identifier(handler_name(rpc), "handler method")
+    text = "    " + render(Call(f"def {name}", params), 1, 0, len(tail)) + tail
     used = {"Request", returns.split(".")[0]}
     for annotation in annotations:
         used |= set(re.findall(r"\b(datetime|uuid|Any)\b", annotation))
@@ -89,13 +99,20 @@ def _signature(schema: Schema, rpc: Rpc) -> tuple[str, set[str]]:
 
 def _method(schema: Schema, service: Service, rpc: Rpc) -> tuple[str, set[str]]:
     signature, used = _signature(schema, rpc)
-    where = ""
+    # Auth as the view enforces it: a permission check authenticates too.
+    access = enforced_access(rpc)
+    docs = []
     if rpc.http is not None:
-        auth = "none" if rpc.auth is None or not rpc.auth.required else "required"
-        where = f": {rpc.http.method.upper()} {rpc.http.path} (auth: {auth})"
-    doc = f'        """{service.name}.{rpc.name}{where}."""'
-    if len(doc) > 100:
-        doc = f'        """{service.name}.{rpc.name}."""'
+        route = f"{rpc.http.method.upper()} {rpc.http.path}"
+        docs.append(f"{route} (auth: {access_text(rpc)})")
+        docs.append(f"{route} (auth: {access['auth']})")
+    # The path is schema text: it reaches the file only through the docstring escaper.
+    doc = f'        """{service.name}.{rpc.name}."""'
+    for where in docs:
+        candidate = f'        """{py_docstring(f"{service.name}.{rpc.name}: {where}.")}"""'
+        if len(candidate) <= 100:
+            doc = candidate
+            break
     return "\n".join([signature, doc, "        raise NotImplementedError"]), used
 
 
@@ -103,7 +120,8 @@ def _class(
     schema: Schema, service: Service, rpcs: list[Rpc], crud: list[Rpc]
 ) -> tuple[str, set[str]]:
     used: set[str] = set()
-    lines = [f"class {service.name}:", f'    """The {service.name} rpcs."""']
+    name = py_identifier(service.name, "service")
+    lines = [f"class {name}:", f'    """The {name} rpcs."""']
     if crud:
         names = ", ".join(handler_name(r) for r in crud)
         lines[1:] = [

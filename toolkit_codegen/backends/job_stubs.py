@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from ..escaping import py_docstring, py_string
 from ..nodes import Diagnostic, Job, Position, Schema
 from ..pysource import Call, Raw, render
 from . import BackendError
@@ -46,10 +47,11 @@ def _stub(schema: Schema, job: Job) -> tuple[str, set[str]]:
     used = {"job", "JOB_OPTIONS"}
     if any("Any" in a for a in annotations):
         used.add("Any")
+    doc = py_docstring(f"Job {job.name} (queue {job.queue or 'default'}).")
     lines = [
-        f'@job(**JOB_OPTIONS["{job.name}"])',
+        f"@job(**JOB_OPTIONS[{py_string(job.name)}])",
         signature,
-        f'    """Job {job.name} (queue {job.queue or "default"})."""',
+        f'    """{doc}"""',
         "    raise NotImplementedError",
     ]
     return "\n".join(lines), used

@@ -19,6 +19,7 @@ the user's code. A schema without jobs gets no file.
 
 from __future__ import annotations
 
+from ..escaping import py_docstring
 from ..nodes import Schema
 from ..pysource import Call, Dict, List, Lit, Raw, assign, expr_of, render, sorted_all
 from . import BackendOptions
@@ -123,9 +124,10 @@ def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
             check = (
                 f"    _check({render(Lit(job.name), 1)}, {render(values, 1, 10 + len(job.name))})\n"
             )
+        doc = py_docstring(f"Queue job {job.name} on queue {queue}; return the message id.")
         blocks.append(
             f"{signature}{tail}\n"
-            f'    """Queue job {job.name} on queue {queue}; return the message id."""\n'
+            f'    """{doc}"""\n'
             f"{check}"
             f"    from ..jobs import {fn}\n\n"
             f"    return {call}"

@@ -36,6 +36,7 @@ from ._jsonschema import (
     rpc_type_names,
 )
 from ._mcp_server import HandlerParam, ServerTool, python_type, render_handlers, render_server
+from ._mcp_validation import validation_schema
 
 __all__ = ["MERGED_NAME", "generate", "tool_name"]
 
@@ -205,6 +206,7 @@ def _server_tool(
         description=tool["description"],
         handler=handler,
         input_schema=schema,
+        validation=validation_schema(index, rpc),
         rpc=rpc,
         service=service.name,
         params=params,

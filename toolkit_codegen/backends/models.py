@@ -7,6 +7,7 @@ field mapping is described in :mod:`._django_models`.
 
 from __future__ import annotations
 
+from ..escaping import py_docstring
 from ..nodes import Schema
 from ..pysource import List, Raw, assign, py_str, sorted_all
 from . import BackendOptions
@@ -65,9 +66,7 @@ def _docstring(text: str, fallback: str, indent: str = "    ") -> str:
     doc = " ".join(text.split()) or fallback
     if not doc.endswith("."):
         doc += "."
-    doc = doc.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    if doc.endswith('"'):
-        doc = doc[:-1] + '\\"'
+    doc = py_docstring(doc)
     line = f'{indent}"""{doc}"""'
     if len(line) <= 100:
         return line

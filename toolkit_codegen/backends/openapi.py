@@ -29,6 +29,7 @@ from typing import Any
 from ..nodes import Diagnostic, Entity, Enum, Module, Permission, Rpc, Schema, Service
 from . import BackendError, BackendOptions
 from ._jsonschema import (
+    CURSOR_SCHEMA,
     JSON,
     DeclIndex,
     entity_required,
@@ -46,6 +47,7 @@ __all__ = [
     "json_schema_for_entity",
     "permission_extension",
     "render_json",
+    "roles_description",
 ]
 
 OPENAPI_VERSION = "3.0.3"
@@ -57,6 +59,15 @@ JSON_MEDIA = "application/json"
 #: Methods whose non-path parameters travel in the query string rather than a JSON body.
 QUERY_METHODS = frozenset({"GET", "DELETE"})
 _PATH_PARAM = re.compile(r"\{[^{}]*\}")
+
+
+def roles_description(roles: Iterable[str]) -> str:
+    """Return the sentence that says what ``x-roles`` means: any one listed role is enough."""
+    return (
+        "Requires a bearer token holding any one of the roles in x-roles ("
+        + ", ".join(roles)
+        + "); a caller holding none of them is refused with 403."
+    )
 
 
 def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
@@ -191,9 +202,15 @@ class _Builder:
         if isinstance(node, Enum):
             return {"type": "string", "enum": list(node.values)}
         required = entity_required(node) if isinstance(node, Entity) else []
-        return object_schema(
+        schema = object_schema(
             node.fields, lambda f: openapi_type_schema(f.type, f.validation, ref), required
         )
+        if isinstance(node, Entity):
+            from ._relations import m2m_id_lists
+
+            for rel_name, typ in m2m_id_lists(self.index.schema, node):
+                schema["properties"][rel_name] = openapi_type_schema(typ, None, ref)
+        return schema
 
     def _add_component(
         self, doc: _Document, name: str, schema: JSON, owner: str, node: Any, bare: str
@@ -250,8 +267,8 @@ class _Builder:
             else:
                 body[param.name] = schema
         if rpc.paginated:
-            parameters.append(_parameter("query", "cursor", False, {"type": "string"}))
-            limit = {"type": "integer", "format": "int32"}
+            parameters.append(_parameter("query", "cursor", False, dict(CURSOR_SCHEMA)))
+            limit = {"type": "integer", "format": "int32", "minimum": 1, "maximum": 200}
             parameters.append(_parameter("query", "limit", False, limit))
         operation: JSON = {"operationId": operation_id, "responses": self.responses(rpc, ref)}
         if parameters:
@@ -267,6 +284,7 @@ class _Builder:
             operation["security"] = [{"bearerAuth": []}]
         if rpc.auth is not None and rpc.auth.roles:
             operation["x-roles"] = list(rpc.auth.roles)
+            operation["description"] = roles_description(rpc.auth.roles)
         if rpc.permission is not None:
             operation["x-permission"] = permission_extension(rpc.permission)
         return operation

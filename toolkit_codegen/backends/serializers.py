@@ -14,8 +14,9 @@ components as the compiled one, used by an rpc or not.
 
 from __future__ import annotations
 
+from ..escaping import py_docstring
 from ..nodes import Diagnostic, Entity, Field, Message, Schema
-from ..pysource import Dict, List, Raw, Tuple, assign, py_str, sorted_all
+from ..pysource import Call, Dict, List, Raw, Tuple, assign, py_str, sorted_all
 from . import BackendError, BackendOptions
 from ._django_common import (
     BODY_METHODS,
@@ -98,7 +99,8 @@ def render(schema: Schema) -> str:
         if params:
             claim(params_class(ref), owner, ref.rpc)
             doc = f"The path and query parameters of {ref.service.name}.{ref.rpc.name}."
-            blocks.append(_class(params_class(ref), None, doc, _param_fields(schema, params)))
+            fields = _param_fields(schema, params, text_input=True)
+            blocks.append(_class(params_class(ref), None, doc, fields))
     if problems:
         raise BackendError(problems)
     tail: list[str] = []
@@ -150,9 +152,12 @@ def _field_lines(schema: Schema, fields: list[Field], skip: tuple[str, ...] = ()
     ]
 
 
-def _param_fields(schema: Schema, params: list) -> list[str]:
+def _param_fields(schema: Schema, params: list, *, text_input: bool = False) -> list[str]:
     return [
-        assign(p.name, serializer_field(schema, p.type, p.validation), indent=1) for p in params
+        assign(
+            p.name, serializer_field(schema, p.type, p.validation, text_input=text_input), indent=1
+        )
+        for p in params
     ]
 
 
@@ -160,15 +165,23 @@ def _type_class(schema: Schema, node: Entity | Message, skip: tuple[str, ...] = 
     kind = "entity" if isinstance(node, Entity) else "message"
     doc = " ".join(node.doc.split()) or f"The {node.name} {kind}."
     lines = _field_lines(schema, list(node.fields), skip)
+    if isinstance(node, Entity):
+        from ._relations import m2m_id_lists
+
+        for name, typ in m2m_id_lists(schema, node):
+            # A many_to_many answers the related rows' ids (read from the relation).
+            child = serializer_field(schema, typ.element, None)
+            field = Call("fields.RelatedIdsField", [], [("child", child)])
+            lines.append(assign(name, field, indent=1))
     return _class(serializer_class(node.name), component_name(schema, node.name), doc, lines)
 
 
 def _class(name: str, component: str | None, doc: str, lines: list[str]) -> str:
     if not doc.endswith("."):
         doc += "."
-    doc = doc.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     if len(doc) + 7 > 100:
         doc = doc[:88].rstrip() + "..."
+    doc = py_docstring(doc)
     head = []
     if component is not None:
         head.append(f"@extend_schema_serializer(component_name={py_str(component)})")

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..escaping import sql_identifier, sql_string
 from ..nodes import Entity, Enum, Field, Schema, TypeRef
 from . import GENERATED_NOTICE, BackendOptions
 
@@ -107,13 +108,13 @@ def render_ddl(schema: Schema, dialect: str) -> str:
 
 
 def quote_ident(name: str) -> str:
-    """Return ``name`` as a double-quoted SQL identifier."""
-    return '"' + name.replace('"', '""') + '"'
+    """Return ``name`` as a double-quoted SQL identifier (:func:`escaping.sql_identifier`)."""
+    return sql_identifier(name)
 
 
 def quote_literal(value: str) -> str:
-    """Return ``value`` as a single-quoted SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
+    """Return ``value`` as a single-quoted SQL literal (:func:`escaping.sql_string`)."""
+    return sql_string(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +289,11 @@ class SqlRenderer:
     def column_type(self, typ: TypeRef, fld: Field | None) -> str:
         """Return the dialect's column type of a field."""
         types = _TYPES[self.dialect]
+        if typ.is_list:
+            # A PostgreSQL array of the element's column type; a JSON array on SQLite.
+            if self.dialect == "postgres":
+                return f"{types[typ.name]}[]"
+            return "TEXT"
         if typ.is_inline_enum:
             return types["enum"]
         if typ.is_scalar:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..escaping import py_docstring
 from ..nodes import ERROR_STATUS, Diagnostic, Schema, permission_lookup_param, snake_case
 from ..pysource import Call, Dict, List, Raw, assign, expr_of, render, sorted_all
 from . import BackendError, BackendOptions
@@ -35,10 +36,10 @@ from ._django_common import (
     view_class_name,
 )
 from ._django_fields import serializer_class
-from ._jsonschema import openapi_type_schema
+from ._jsonschema import CURSOR_SCHEMA, openapi_type_schema
 from .crud import CrudRpc, crud_of, is_crud, list_order
 from .models import package_init
-from .openapi import permission_extension
+from .openapi import permission_extension, roles_description
 from .serializers import body_params, params_class, request_class, url_params
 
 __all__ = ["Route", "generate", "routes"]
@@ -328,9 +329,34 @@ def _viewset(schema: Schema, sv: ServiceViews) -> str:
 
 
 def _check_expr(schema: Schema, ref: RpcRef) -> Call:
-    assert ref.rpc.permission is not None
-    kwargs = [("on_object", True)] if _on_object(schema, ref) else []
-    return Call("Check", [ref.rpc.permission.action or ""], kwargs)
+    permission = ref.rpc.permission
+    assert permission is not None
+    kwargs: list[tuple[str, object]] = []
+    if _on_object(schema, ref):
+        kwargs.append(("on_object", True))
+        if permission.owner_field:
+            kwargs.append(("owner_field", permission.owner_field))
+        read = _read_action(schema, permission.resource or "")
+        if read and read != permission.action:
+            kwargs.append(("read", read))
+    return Call("Check", [permission.action or ""], kwargs)
+
+
+def _read_action(schema: Schema, entity: str) -> str:
+    """Return the action of the ``GET`` rpc that checks one ``entity`` object, or ""."""
+    for service in schema.services:
+        for rpc in service.rpcs:
+            permission = rpc.permission
+            if (
+                rpc.http is not None
+                and rpc.http.method.upper() == "GET"
+                and permission is not None
+                and permission.check
+                and permission.resource == entity
+                and "{" in rpc.http.path
+            ):
+                return permission.action or ""
+    return ""
 
 
 def _merged_viewset(schema: Schema, route: Route) -> str:
@@ -352,17 +378,19 @@ def _merged_viewset(schema: Schema, route: Route) -> str:
 
 
 def _auth_expr(ref: RpcRef) -> Call:
+    # A permission check authenticates (401 without a token): the view says so.
     if not _bearer(ref):
-        return Call("Public")
+        return Call("Bearer") if _check(ref) else Call("Public")
     assert ref.rpc.auth is not None
     return Call("Bearer", list(ref.rpc.auth.roles))
 
 
 def _doc(text: str, indent: int) -> str:
     pad = " " * indent
-    text = " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    text = " ".join(text.split())
     if not text.endswith("."):
         text += "."
+    text = py_docstring(text)
     if len(pad) + len(text) + 6 <= 100:
         return f'{pad}"""{text}"""'
     words, row = text.split(), ""
@@ -405,7 +433,7 @@ def _parameters(schema: Schema, ref: RpcRef) -> list[Call]:
                 )
             )
     if ref.rpc.paginated:
-        out.append(Call("OpenApiParameter", ["cursor", expr_of({"type": "string"})]))
+        out.append(Call("OpenApiParameter", ["cursor", expr_of(CURSOR_SCHEMA)]))
         limit = {"type": "integer", "format": "int32", "minimum": 1, "maximum": 200}
         out.append(Call("OpenApiParameter", ["limit", expr_of(limit)]))
     return out
@@ -472,8 +500,11 @@ def _method(schema: Schema, ref: RpcRef, sv: ServiceViews) -> str:
         ("operation_id", ref.operation_id),
         ("tags", List([ref.service.name])),
     ]
-    if rpc.doc:
-        kwargs.append(("description", " ".join(rpc.doc.split())))
+    described = " ".join(rpc.doc.split())
+    if rpc.auth is not None and rpc.auth.roles:
+        described = " ".join(filter(None, [described, roles_description(rpc.auth.roles)]))
+    if described:
+        kwargs.append(("description", described))
     parameters = _parameters(schema, ref)
     if parameters:
         kwargs.append(("parameters", List(parameters)))

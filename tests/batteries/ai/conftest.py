@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -36,6 +36,8 @@ class Opened:
     container: Container
     server: FakeProvider
     key: str
+    #: The retry waits the policy asked for, in order (recorded, not slept).
+    waits: list[float] = field(default_factory=list)
 
 
 def new_key(adapter: str) -> str:
@@ -70,8 +72,10 @@ def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
     key = new_key(adapter)
     server = FAKES[adapter](key).start()
     ai, container = open_ai(adapter, server, key)
+    found = Opened(adapter, ai, container, server, key)
+    ai.configure(sleep=found.waits.append)
     try:
-        yield Opened(adapter, ai, container, server, key)
+        yield found
     finally:
         container.close()
         server.stop()

@@ -28,15 +28,9 @@ from __future__ import annotations
 
 import json
 import re
-import ssl
-import threading
-import time
-from collections import deque
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+
+from tests.support.provider_server import Answer, ProviderServer, Received
 
 TEXT_DELTAS = ("Hello", ", ", "world", "!")
 TEXT = "".join(TEXT_DELTAS)
@@ -44,138 +38,22 @@ INPUT_TOKENS, OUTPUT_TOKENS = 11, 7
 TOOL_ARGS = {"city": "Paris"}
 
 
-@dataclass
-class Received:
-    """One request as the fake saw it."""
+class FakeProvider(ProviderServer):
+    """Base of the LLM fakes: every request body is a JSON object (``application/json``)."""
 
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: Any
-    raw: bytes = field(repr=False, default=b"")
+    def required(self, request: Received) -> tuple[str, ...]:
+        """Return the body fields the endpoint of ``request`` requires."""
+        return ()
 
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class FakeProvider:
-    """Base of the fakes: the HTTP plumbing, the record, the failure queue."""
-
-    #: Path prefix the adapter's ``base_url`` needs (``/v1`` for Chat Completions).
-    base_path = ""
-
-    def __init__(self, key: str, *, tls: tuple[Path, Path] | None = None) -> None:
-        self.key = key
-        self.received: list[Received] = []
-        self.failures: deque[tuple[int, Any]] = deque()
-        #: Seconds to wait before answering (time-out tests).
-        self.delay = 0.0
-        #: Send only this many events of a stream, then drop the connection mid-body.
-        self.cut_after: int | None = None
-        self.scheme = "https" if tls else "http"
-        self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), self._handler())
-        if tls is not None:  # HTTPS with the given certificate (TLS verification tests)
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(*tls)
-            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"{self.scheme}://{host}:{port}{self.base_path}"
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
-
-    def start(self) -> FakeProvider:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    # ------------------------------------------------------------------ per provider
-
-    def authorized(self, headers: dict[str, str]) -> bool:
-        raise NotImplementedError
-
-    def unauthorized(self) -> tuple[int, Any]:
-        raise NotImplementedError
-
-    def answer(self, handler: Any, request: Received) -> None:
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ plumbing
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body leave at once (no 40 ms stall)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def send_json(self, status: int, body: Any) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def send_events(self, events: list[str]) -> None:
-                """Server-sent events, the body delimited by closing the connection."""
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                if fake.cut_after is not None:  # promise more than is sent, then hang up
-                    self.send_header("Content-Length", str(1 << 20))
-                    events = events[: fake.cut_after]
-                self.end_headers()
-                self.close_connection = True
-                for event in events:
-                    self.wfile.write(event.encode())
-                    self.wfile.flush()
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = None
-                parts = urlsplit(self.path)
-                request = Received(
-                    "POST",
-                    parts.path,
-                    parse_qs(parts.query),
-                    {k.lower(): v for k, v in self.headers.items()},
-                    body,
-                    raw,
-                )
-                with fake._lock:
-                    fake.received.append(request)
-                    failure = fake.failures.popleft() if fake.failures else None
-                if not fake.authorized(request.headers):
-                    return self.send_json(*fake.unauthorized())
-                if failure is not None:
-                    return self.send_json(*failure)
-                if fake.delay:
-                    time.sleep(fake.delay)
-                fake.answer(self, request)
-
-        return Handler
+    def malformed(self, request: Received) -> Answer | None:
+        refusal = super().malformed(request)
+        if refusal is not None:
+            return refusal
+        body = request.body if isinstance(request.body, dict) else {}
+        missing = [name for name in self.required(request) if body.get(name) in (None, "", [])]
+        if missing:
+            return self.bad_request(f"{missing[0]}: Field required")
+        return None
 
 
 # ---------------------------------------------------------------------- llm_a
@@ -196,6 +74,12 @@ class FakeMessagesAPI(FakeProvider):
 
     def unauthorized(self) -> tuple[int, Any]:
         return 401, error_a("authentication_error", "invalid x-api-key")
+
+    def bad_request(self, message: str) -> Answer:
+        return 400, error_a("invalid_request_error", message)
+
+    def required(self, request: Received) -> tuple[str, ...]:
+        return ("model", "max_tokens", "messages") if request.path == "/v1/messages" else ()
 
     def answer(self, handler: Any, request: Received) -> None:
         if request.path != "/v1/messages":
@@ -302,6 +186,14 @@ class FakeChatCompletionsAPI(FakeProvider):
             "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
         )
 
+    def bad_request(self, message: str) -> Answer:
+        return 400, error_b(message, "invalid_request_error", None)
+
+    def required(self, request: Received) -> tuple[str, ...]:
+        if request.path == "/v1/embeddings":
+            return ("model", "input")
+        return ("model", "messages") if request.path == "/v1/chat/completions" else ()
+
     def answer(self, handler: Any, request: Received) -> None:
         body = request.body or {}
         if request.path == "/v1/embeddings":
@@ -403,6 +295,21 @@ class FakeGenerativeLanguageAPI(FakeProvider):
         return 400, error_c(
             400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"
         )
+
+    def bad_request(self, message: str) -> Answer:
+        return 400, error_c(400, message, "INVALID_ARGUMENT")
+
+    def required(self, request: Received) -> tuple[str, ...]:
+        method = request.path.rpartition(":")[2]
+        return ("requests",) if method == "batchEmbedContents" else ("contents",)
+
+    def malformed(self, request: Received) -> Answer | None:
+        refusal = super().malformed(request)
+        streams = request.path.endswith(":streamGenerateContent")
+        if refusal is None and streams and request.query.get("alt") != ["sse"]:
+            # Without alt=sse the API streams one JSON array, which no SSE reader parses.
+            return self.bad_request("streamGenerateContent is served here with alt=sse only")
+        return refusal
 
     def answer(self, handler: Any, request: Received) -> None:
         body = request.body or {}

@@ -30,6 +30,9 @@ WEATHER = {
 }
 #: Adapters whose provider has an embeddings API.
 EMBEDS = {"llm_b", "llm_c", "llm_d"}
+#: The provider's own word for "the answer ended" and "the model asked for a tool".
+ENDED = {"llm_a": "end_turn", "llm_b": "stop", "llm_c": "STOP", "llm_d": "stop"}
+CALLED_A_TOOL = {"llm_a": "tool_use", "llm_b": "tool_calls", "llm_c": "STOP", "llm_d": "tool_calls"}
 
 
 class TestAIContract:
@@ -45,7 +48,7 @@ class TestAIContract:
         assert result.tool_calls == ()
         assert result.usage == Usage(INPUT_TOKENS, OUTPUT_TOKENS)
         assert result.usage.total_tokens == INPUT_TOKENS + OUTPUT_TOKENS
-        assert result.stop_reason
+        assert result.stop_reason == ENDED[opened.adapter]
         assert len(opened.server.received) == 1
 
     def test_chat_with_tools_returns_the_tool_call(self, opened: Opened) -> None:
@@ -55,6 +58,7 @@ class TestAIContract:
         assert (call.name, call.arguments) == ("weather", TOOL_ARGS)
         assert call.id
         assert result.usage.input_tokens == INPUT_TOKENS
+        assert result.stop_reason == CALLED_A_TOOL[opened.adapter]
 
     def test_tool_result_round_trip(self, opened: Opened) -> None:
         first = opened.ai.chat([{"role": "user", "content": "Weather in Paris?"}], tools=[WEATHER])
@@ -79,7 +83,7 @@ class TestAIContract:
         assert stream.text == TEXT
         assert stream.usage == Usage(INPUT_TOKENS, OUTPUT_TOKENS)
         assert stream.done
-        assert stream.stop_reason
+        assert stream.stop_reason == ENDED[opened.adapter]
 
     def test_stream_closed_early_releases_and_the_next_call_works(self, opened: Opened) -> None:
         stream = opened.ai.stream([{"role": "user", "content": "Say hello"}])
@@ -121,6 +125,14 @@ class TestAIContract:
         opened.server.failures.extend([(429, _error_body(opened.adapter, 429))] * 2)
         assert opened.ai.complete("hi").text == TEXT
         assert len(opened.server.received) == 3
+        # The resilience default's backoff: two waits, each within its bounds.
+        assert len(opened.waits) == 2 and all(0 < wait <= 10 for wait in opened.waits)
+
+    def test_a_rate_limit_waits_at_least_what_retry_after_asks(self, opened: Opened) -> None:
+        opened.server.failures.append((429, _error_body(opened.adapter, 429), {"Retry-After": "7"}))
+        assert opened.ai.complete("hi").text == TEXT
+        assert len(opened.server.received) == 2
+        assert opened.waits == [7.0]
 
     def test_a_server_error_retried_until_the_attempts_run_out(self, opened: Opened) -> None:
         opened.server.failures.extend([(503, _error_body(opened.adapter, 503))] * 5)

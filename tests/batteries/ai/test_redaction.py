@@ -13,6 +13,7 @@ import traceback
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from toolkit_batteries.ai import AIProviderError
 
 from .conftest import ADAPTERS, new_key, open_ai
 from .server import FAKES
@@ -57,18 +58,17 @@ def test_no_key_in_logs_errors_or_reprs(caplog) -> None:
                 ai.embed(["x"], model="m" if adapter == "llm_d" else None)
             server.failures.extend([(500, {"error": {"message": key}})] * 3)
             server.failures.append((400, {"error": {"message": f"bad key {key}", "type": "x"}}))
-            for _ in range(2):  # a 5xx retried until it gives up, then a 400 echoing the key
-                try:
+            for status in (500, 400):  # a 5xx retried until it gives up, a 400 echoing the key
+                with pytest.raises(AIProviderError) as caught:
                     ai.complete("hello")
-                except Exception as exc:
-                    texts.extend(_errors_text(exc))
-                    texts.append(getattr(exc, "detail", ""))
+                assert caught.value.status == status
+                texts.extend(_errors_text(caught.value))
+                texts.append(caught.value.detail)
             server.key = "rotated"  # the old key is now refused
-            try:
+            with pytest.raises(AIProviderError) as caught:
                 ai.complete("hello")
-            except Exception as exc:
-                texts.extend(_errors_text(exc))
-                texts.append(getattr(exc, "detail", ""))
+            texts.extend(_errors_text(caught.value))
+            texts.append(caught.value.detail)
             texts += [repr(ai), repr(container), str(vars(ai).keys())]
         finally:
             container.close()

@@ -13,6 +13,8 @@ import traceback
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from toolkit_batteries.analytics.base import AnalyticsDeliveryError, AnalyticsPropertiesError
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .conftest import API_KEY, open_analytics, provider_block
 from .server import BatchServer
@@ -42,19 +44,16 @@ def test_the_key_is_in_no_log_error_or_repr(server: BatchServer, caplog) -> None
     for status in (401, 400, 503):
         server.fail_next(status)
         analytics.capture("bad", distinct_id="u")
-        try:
+        with pytest.raises(AnalyticsDeliveryError) as failed:
             analytics.flush()
-        except Exception as exc:
-            texts += _texts_of(exc)
-    try:
+        texts += _texts_of(failed.value)
+    with pytest.raises(AnalyticsPropertiesError) as refused:
         analytics.capture("e", {"k": "x" * 70000}, distinct_id="u")
-    except Exception as exc:
-        texts += _texts_of(exc)
+    texts += _texts_of(refused.value)
     container.close()
-    try:
+    with pytest.raises(InvalidOptionsError) as blocked:
         open_analytics(provider_block(server, allow_private=False)).analytics()
-    except Exception as exc:
-        texts += _texts_of(exc)
+    texts += _texts_of(blocked.value)
     texts += _log_texts(caplog)
     assert server.requests[0].body["api_key"] == API_KEY  # the key was really used
     assert any(r.name == "posthog" for r in caplog.records)  # the SDK's own lines were scanned

@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.ports import free_port
-
 STRIPE_KEY = "sk_test_51BillingFakeKey0123456789abcdef"
 PADDLE_KEY = "pdl_sdbx_apikey_01billingfakekey0123456789"
 
@@ -50,7 +48,7 @@ class Fake:
     """Common part: the server, the recorded requests, the per-request lock."""
 
     key: str
-    port: int = field(default_factory=free_port)
+    port: int = 0  # bound at start (port 0: no probe-then-bind race)
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: Any = None
@@ -87,7 +85,8 @@ class Fake:
                 )
                 with fake.lock:
                     fake.seen.append(seen)
-                    status, answer = fake.answer(seen)
+                    refused = fake.refusal(seen)
+                    status, answer = refused if refused else fake.answer(seen)
                 data = json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -102,8 +101,11 @@ class Fake:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.port = self.server.server_address[1]
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -112,6 +114,14 @@ class Fake:
 
     def decode(self, raw: bytes, content_type: str) -> Any:
         raise NotImplementedError
+
+    def refusal(self, seen: Seen) -> tuple[int, Any] | None:
+        """Return the provider's answer to a request it would refuse whatever its path.
+
+        The stand-ins are strict, as the providers are, so an adapter that sends the wrong
+        content type or leaves out the API version header fails its test.
+        """
+        return None
 
     def answer(self, seen: Seen) -> tuple[int, Any]:
         raise NotImplementedError
@@ -131,7 +141,16 @@ class FakeStripe(Fake):
     invoices: list[dict[str, Any]] = field(default_factory=list)
 
     def decode(self, raw: bytes, content_type: str) -> Any:
+        if raw and content_type.split(";")[0].strip() != "application/x-www-form-urlencoded":
+            return None  # refused by refusal(): the API reads form bodies only
         return {k: v[0] for k, v in parse_qs(raw.decode(), keep_blank_values=True).items()}
+
+    def refusal(self, seen: Seen) -> tuple[int, Any] | None:
+        if seen.raw and seen.body is None:
+            return self.error(400, "parameter_invalid_empty", "Invalid request body")
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(\.\w+)?", seen.headers.get("stripe-version", "")):
+            return self.error(400, "api_version_invalid", "Invalid Stripe API version")
+        return None
 
     @staticmethod
     def error(status: int, code: str, message: str) -> tuple[int, Any]:
@@ -237,7 +256,19 @@ class FakePaddle(Fake):
     subscriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def decode(self, raw: bytes, content_type: str) -> Any:
-        return json.loads(raw) if raw else None
+        if not raw or content_type.split(";")[0].strip() != "application/json":
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+
+    def refusal(self, seen: Seen) -> tuple[int, Any] | None:
+        if seen.headers.get("paddle-version") != "1":
+            return self.error(400, "invalid_api_version", "Paddle-Version must be 1")
+        if seen.raw and not isinstance(seen.body, dict):
+            return self.error(400, "invalid_json", "The request body is not a JSON object")
+        return None
 
     @staticmethod
     def ok(data: Any) -> tuple[int, Any]:

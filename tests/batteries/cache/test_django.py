@@ -77,19 +77,22 @@ def test_services_cache_is_djangos_default_cache_and_shares_its_values(toolkit):
             cache.clear()
 
 
-def test_a_script_container_registers_the_same_class_with_django(toolkit):
+def test_a_script_container_builds_the_class_itself_and_registers_nothing(toolkit):
     from toolkit_batteries.core.config import Config
     from toolkit_batteries.core.container import Container
 
     name = unique()
+    before = dict(caches.settings)
     container = Container(Config.load({"cache": {name: toolkit["cache"]}}, {}))
     cache = container.cache(name)
     try:
-        alias = next(a for a in caches.settings if caches.settings[a].get("LOCATION") == name)
-        assert alias.startswith("toolkit_cache_")
-        assert caches[alias] is cache is container.cache(name)
+        assert dict(caches.settings) == before  # Django's handler was not extended
+        assert cache is container.cache(name)
+        assert type(cache).__name__ == {"memory": "MemoryCache", "kvserver": "KVServerCache"}.get(
+            toolkit["cache"]["adapter"], type(cache).__name__
+        )
         cache.set("k", "v")
-        assert caches[alias].get("k") == "v"
+        assert container.cache(name).get("k") == "v"
     finally:
         cache.clear()
         container.close()
@@ -105,9 +108,8 @@ def test_a_script_without_django_settings_builds_the_same_classes(tmp_path, redi
         f"    'kv': {{'adapter': 'kvserver', 'options': {{'url': {redis_url!r}}}}}}}}}, {{}}))\n"
         "c.cache().set('k', 5)\n"
         "kv = c.cache('kv')\n"
-        "entries = caches.settings\n"
-        "alias = next(a for a in entries if entries[a].get('LOCATION') == 'default')\n"
-        "print(json.dumps({'same': caches[alias] is c.cache(), 'value': caches[alias].get('k'),\n"
+        "print(json.dumps({'registered': sorted(caches.settings), 'value': c.cache().get('k'),\n"
+        "    'same': c.cache() is c.cache(),\n"
         "    'kv': type(kv).__module__ + '.' + type(kv).__name__}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
@@ -122,6 +124,7 @@ def test_a_script_without_django_settings_builds_the_same_classes(tmp_path, redi
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
+        "registered": ["default"],  # Django's own default; nothing added at run time
         "same": True,
         "value": 5,
         "kv": "toolkit_batteries.cache.adapters.kvserver.KVServerCache",
@@ -143,19 +146,19 @@ def test_setting_changed_resets_the_cache(redis_url):
         assert services.cache().adapter_name == "memory"
 
 
-def test_a_runtime_alias_survives_a_caches_reset():
+def test_a_container_held_cache_survives_a_caches_reset():
     from toolkit_batteries.core.config import Config
     from toolkit_batteries.core.container import Container
 
     name = unique()
     container = Container(Config.load({"cache": {name: {"adapter": "memory"}}}, {}))
     before = container.cache(name)
+    before.set("k", 1)
     with override_settings(
         CACHES={"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     ):
-        after = container.cache(name)  # the alias was dropped with CACHES: registered again
-        assert after is not before and after.instance == name
-        after.set("k", 1)
+        after = container.cache(name)  # no alias of Django's held it: CACHES is not its registry
+        assert after is before and after.instance == name
         assert container.cache(name).get("k") == 1
     container.close()
 

@@ -136,7 +136,7 @@ def test_tls_uses_a_tls_1_2_floor(redis_url):
         )
     )
     cache = container.cache()
-    pool = cache._client.connection_pool
+    pool = cache.client.get_client().connection_pool
     assert pool.connection_class is redis.SSLConnection
     assert pool.connection_kwargs["ssl_min_version"] is ssl.TLSVersion.TLSv1_2
     assert cache.target.startswith("rediss://")
@@ -180,11 +180,13 @@ def test_instances_on_one_server_share_one_client(redis_url):
         )
     )
     first, second, own = container.cache(a), container.cache(b), container.cache("own")
-    assert first._client is second._client
-    assert own._client is not first._client
-    described = container.pools.describe()
-    assert len(described) == 2
-    assert sorted(described[0]["borrowers"]) == sorted([f"cache.{a}", f"cache.{b}"])
+    assert first.client.get_client() is second.client.get_client()
+    assert own.client.get_client() is not first.client.get_client()
+    from toolkit_batteries.core.kvclient import clients
+
+    assert clients.leases(first.client.get_client()) >= 2  # one lease per backend object
+    # Leased once, by the backend: the container leases nothing more for a cache.
+    assert container.pools.describe() == []
     container.close()
 
 

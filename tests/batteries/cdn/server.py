@@ -6,7 +6,8 @@ under the API root ``/client/v4``:
 
 * ``POST /client/v4/zones/<zone_id>/purge_cache`` with ``Authorization: Bearer <token>``
   and a JSON body holding exactly one of ``files`` (URLs), ``tags``, ``hosts``,
-  ``prefixes`` (lists of at most 30) or ``purge_everything``: 200
+  ``prefixes`` (lists of at most 30 non-empty strings) or ``purge_everything: true`` (any
+  other value, or a body that is not ``application/json``, is a 400, as the API answers): 200
   ``{"success": true, "errors": [], "messages": [], "result": {"id": "<zone_id>"}}``;
 * ``GET /client/v4/user/tokens/verify``: 200 ``{"success": true, ..., "result": {"id",
   "status": "active"}}``;
@@ -101,9 +102,17 @@ class PurgeServer:
                     return 404, _error(404)
                 if not isinstance(body, dict) or len(body) != 1 or next(iter(body)) not in _KINDS:
                     return 400, _error(400)
+                if self.headers.get("Content-Type", "").split(";")[0] != "application/json":
+                    return 400, _error(400)
                 ((kind, items),) = body.items()
-                if kind != "purge_everything" and (
-                    not isinstance(items, list) or not items or len(items) > MAX_ITEMS
+                if kind == "purge_everything":
+                    if items is not True:  # the API takes only `true` here
+                        return 400, _error(400)
+                elif not (
+                    isinstance(items, list)
+                    and items
+                    and len(items) <= MAX_ITEMS
+                    and all(isinstance(item, str) and item for item in items)
                 ):
                     return 400, _error(400)
                 return 200, envelope({"id": zone})

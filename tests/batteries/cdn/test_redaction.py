@@ -13,6 +13,8 @@ import traceback
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from toolkit_batteries.cdn.base import CDNPurgeError, InvalidPurgeError
+from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .conftest import TOKEN, open_cdn, provider_block
 from .server import PurgeServer
@@ -42,19 +44,16 @@ def test_the_token_is_in_no_log_error_or_repr(server: PurgeServer, caplog) -> No
     cdn.ping()
     for status in (403, 404, 400):
         server.fail_next(status)
-        try:
+        with pytest.raises(CDNPurgeError) as failed:
             cdn.purge_tags(["home"])
-        except Exception as exc:
-            texts += _texts_of(exc)
-    try:
+        texts += _texts_of(failed.value)
+    with pytest.raises(InvalidPurgeError) as refused:
         cdn.purge_urls(["not a url"])
-    except Exception as exc:
-        texts += _texts_of(exc)
+    texts += _texts_of(refused.value)
     container.close()
-    try:
+    with pytest.raises(InvalidOptionsError) as blocked:
         open_cdn(provider_block(server, allow_private=False)).cdn()
-    except Exception as exc:
-        texts += _texts_of(exc)
+    texts += _texts_of(blocked.value)
     texts += _log_texts(caplog)
     assert server.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"  # really used
     assert any(r.name.startswith("cloudflare") for r in caplog.records)  # SDK lines scanned

@@ -81,6 +81,23 @@ def test_sandbox_required_without_bwrap_is_an_error(monkeypatch, tmp_path) -> No
     assert "latex_sandbox" in messages[0].msg
 
 
+def test_sandbox_auto_without_bwrap_is_an_error_outside_development(monkeypatch, tmp_path) -> None:
+    import os
+    import shutil
+
+    os.symlink(shutil.which("pdflatex"), tmp_path / "pdflatex")
+    os.symlink(shutil.which("pdftoppm"), tmp_path / "pdftoppm")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("TOOLKIT_ENV", raising=False)
+    with override_settings(TOOLKIT={"document": {"adapter": "latex"}}):
+        messages = document_messages()
+    assert [m.id for m in messages] == ["toolkit_document.E004"]
+    assert "required outside development" in messages[0].msg
+    monkeypatch.setenv("TOOLKIT_ENV", "development")
+    with override_settings(TOOLKIT={"document": {"adapter": "latex"}}):
+        assert document_messages() == []
+
+
 def test_local_without_weasyprint_is_an_error(monkeypatch) -> None:
     import importlib.util
 

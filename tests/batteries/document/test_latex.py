@@ -14,7 +14,7 @@ from toolkit_batteries.document import (
     UnsafeSourceError,
     latex_escape,
 )
-from toolkit_batteries.document.adapters import latex as latex_module
+from toolkit_batteries.document import sandbox as sandbox_module
 from toolkit_batteries.document.latexscan import scan
 
 from .conftest import latex_source, open_document, pdf_pages, pdf_text
@@ -145,7 +145,7 @@ def test_sandbox_required_runs_under_bwrap(make) -> None:
 
 def test_sandbox_required_fails_clearly_without_bwrap(monkeypatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent:" + "/".join(shutil.which("pdflatex").split("/")[:-1]))
-    monkeypatch.setattr(latex_module, "_probed", {})
+    monkeypatch.setattr(sandbox_module, "_probed", {})
     tex_dir = shutil.which("pdflatex").rsplit("/", 1)[0]
     if shutil.which("bwrap", path=tex_dir):
         # bwrap sits beside pdflatex (/usr/bin): point PATH at a directory with only pdflatex.
@@ -154,6 +154,7 @@ def test_sandbox_required_fails_clearly_without_bwrap(monkeypatch) -> None:
 
         only = tempfile.mkdtemp()
         os.symlink(shutil.which("pdflatex"), os.path.join(only, "pdflatex"))
+        os.symlink(shutil.which("kpsewhich"), os.path.join(only, "kpsewhich"))
         monkeypatch.setenv("PATH", only)
     with pytest.raises(InvalidOptionsError) as caught:
         open_document({"adapter": "latex", "options": {"latex_sandbox": "required"}})
@@ -162,10 +163,11 @@ def test_sandbox_required_fails_clearly_without_bwrap(monkeypatch) -> None:
     )
 
 
-def test_sandbox_auto_without_bwrap_runs_unsandboxed_with_a_warning(
+def test_sandbox_auto_without_bwrap_runs_unsandboxed_in_development_with_a_warning(
     monkeypatch, tmp_path, caplog
 ) -> None:
-    monkeypatch.setattr(latex_module, "_probed", {"bwrap": "bwrap is not installed"})
+    monkeypatch.setenv("TOOLKIT_ENV", "development")
+    monkeypatch.setattr(sandbox_module, "_probed", {"bwrap": "bwrap is not installed"})
     with caplog.at_level(logging.WARNING, logger="toolkit.document"):
         container, document = open_document({"adapter": "latex"})
     try:

@@ -3,10 +3,11 @@ the real way (configuration, then a Container)."""
 
 from __future__ import annotations
 
+import base64
 import logging
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,32 @@ class Delivered:
     subject: str
     body: str
     html: str | None
+    #: ``(filename, mimetype, content)``; the ``log`` adapter keeps sizes, not content, so
+    #: its content is ``b"<size>"``. Normalized by :func:`_attachment`.
+    attachments: list[tuple[str, str, bytes]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.attachments = [_attachment(*a) for a in self.attachments]
+
+
+def _attachment(name: str, kind: str, content: bytes) -> tuple[str, str, bytes]:
+    """Drop MIME parameters (``; charset=...``) and the CRLF line ends of text parts.
+
+    On the wire a text attachment travels in canonical form (CRLF line ends, RFC 2046) and
+    a provider adds its charset; neither changes what the recipient gets.
+    """
+    kind = kind.split(";")[0].strip()
+    if kind.startswith("text/"):
+        content = content.replace(b"\r\n", b"\n")
+    return name, kind, content
+
+
+def _mime_attachments(message: Message) -> list[tuple[str, str, bytes]]:
+    return [
+        (part.get_filename(), part.get_content_type(), part.get_payload(decode=True))
+        for part in message.walk()
+        if part.get_content_disposition() == "attachment"
+    ]
 
 
 def _text_parts(message: Message) -> tuple[str, str | None]:
@@ -148,7 +175,12 @@ class Opened:
                 plain, html = _text_parts(item.message)
                 out.append(
                     Delivered(
-                        item.mail_from, item.rcpt_tos, str(item.message["Subject"]), plain, html
+                        item.mail_from,
+                        item.rcpt_tos,
+                        str(item.message["Subject"]),
+                        plain,
+                        html,
+                        _mime_attachments(item.message),
                     )
                 )
             return out
@@ -166,6 +198,10 @@ class Opened:
                     p["Subject"],
                     p.get("TextBody", ""),
                     p.get("HtmlBody"),
+                    [
+                        (a["Name"], a["ContentType"], base64.b64decode(a["Content"]))
+                        for a in p.get("Attachments") or []
+                    ],
                 )
                 for p in self.provider.received
             ]
@@ -177,11 +213,22 @@ class Opened:
                     m.subject,
                     m.body,
                     next((c for c, t in getattr(m, "alternatives", []) if t == "text/html"), None),
+                    [
+                        (name, kind, content.encode() if isinstance(content, str) else content)
+                        for name, content, kind in (tuple(a) for a in m.attachments)
+                    ],
                 )
                 for m in mail.outbox
             ]
         return [
-            Delivered(r.mail_from, r.mail_to, r.subject, getattr(r, "body", ""), None)
+            Delivered(
+                r.mail_from,
+                r.mail_to,
+                r.subject,
+                getattr(r, "body", ""),
+                None,
+                [(a["filename"], a["mimetype"], str(a["size"]).encode()) for a in r.attachments],
+            )
             for r in self.records.records
             if hasattr(r, "mail_to")
         ]

@@ -4,6 +4,12 @@ django-anymail's Postmark backend is pointed at it (``ANYMAIL["POSTMARK_API_URL"
 checks the ``X-Postmark-Server-Token`` header and answers as Postmark does
 (``{"To", "SubmittedAt", "MessageID", "ErrorCode": 0, "Message": "OK"}``, or
 ``ErrorCode`` 10 with HTTP 401 for a bad token), keeping every accepted payload.
+
+It is strict, as Postmark is: a body that is not JSON (``ErrorCode`` 402), a request that
+is not ``application/json``, or a message without ``From``, ``To`` or a body
+(``HtmlBody``/``TextBody``), or with an attachment lacking ``Name``/``Content``/
+``ContentType``, answers 422 with ``ErrorCode`` 300, so a backend that sends a malformed
+message fails its test.
 """
 
 from __future__ import annotations
@@ -13,8 +19,6 @@ import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-from tests.ports import free_port
 
 
 class PostmarkServer:
@@ -35,7 +39,13 @@ class PostmarkServer:
                     return self._answer(404, {"ErrorCode": 404, "Message": "not found"})
                 if self.headers.get("X-Postmark-Server-Token") != outer.token:
                     return self._answer(401, {"ErrorCode": 10, "Message": "Bad or missing token"})
-                payload = json.loads(body)
+                try:
+                    payload = json.loads(body)
+                except ValueError:
+                    return self._answer(422, {"ErrorCode": 402, "Message": "Invalid JSON"})
+                problem = outer.invalid(payload, self.headers.get("Content-Type", ""))
+                if problem:
+                    return self._answer(422, {"ErrorCode": 300, "Message": problem})
                 outer.received.append(payload)
                 self._answer(
                     200,
@@ -56,9 +66,28 @@ class PostmarkServer:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self.port = free_port()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @staticmethod
+    def invalid(payload: Any, content_type: str) -> str:
+        """Return why Postmark would refuse ``payload`` ("" when it would accept it)."""
+        if content_type.split(";")[0].strip() != "application/json":
+            return "Invalid email request: the body must be application/json"
+        if not isinstance(payload, dict):
+            return "Invalid email request: expected a JSON object"
+        for required in ("From", "To"):
+            if not payload.get(required):
+                return f"Invalid email request: {required} is required"
+        if not (payload.get("HtmlBody") or payload.get("TextBody")):
+            return "Invalid email request: provide either email TextBody or HtmlBody or both"
+        for attachment in payload.get("Attachments") or []:
+            if not all(attachment.get(k) for k in ("Name", "Content", "ContentType")):
+                return "Invalid email request: attachments need Name, Content and ContentType"
+        return ""
 
     @property
     def url(self) -> str:

@@ -55,8 +55,23 @@ class TestMailerContract:
         [got] = opened.delivered(1)
         assert got.recipients == ["bob@example.com"]
         assert "plain text" in got.body
-        if opened.variant != "log":
+        if opened.variant == "log":  # names and sizes, never content
+            assert got.attachments == [("r.csv", "text/csv", b"8")]
+        else:
             assert got.html == "<p>rich <b>text</b></p>"
+            assert got.attachments == [("r.csv", "text/csv", b"a,b\n1,2\n")]
+
+    def test_a_binary_attachment_arrives_byte_for_byte(self, opened: Opened) -> None:
+        payload = bytes(range(256)) * 4
+        opened.mailer.send(
+            ["bob@example.com"],
+            "Binary",
+            "see attached",
+            attachments=[Attachment("blob.bin", payload, "application/octet-stream")],
+        )
+        [got] = opened.delivered(1)
+        expected = str(len(payload)).encode() if opened.variant == "log" else payload
+        assert got.attachments == [("blob.bin", "application/octet-stream", expected)]
 
     def test_send_messages_counts_and_skips_messages_without_recipients(
         self, opened: Opened

@@ -7,7 +7,9 @@
   message resource (``sid`` ``SM`` + 32 hex, ``status`` ``queued``, ...). A wrong
   credential answers ``401`` ``{"code": 20003, "message": "Authenticate", ...}``; a ``To``
   in :attr:`refuse` answers ``400`` ``{"code": 21211, "message": "The 'To' number <n> is
-  not a valid phone number.", ...}`` (quoting the number, as the provider does).
+  not a valid phone number.", ...}`` (quoting the number, as the provider does). As the
+  provider does, a body that is not form-encoded, or without ``To`` (21604), ``From``
+  (21603) or ``Body`` (21602), or a ``Body`` over 1600 characters (21617), is a ``400``.
 * ``GET /2010-04-01/Accounts/<AccountSid>.json``: the account resource.
 
 :class:`FakePushService`, the push service's HTTP v1 API and its OAuth 2.0 token URI:
@@ -173,8 +175,25 @@ class FakeSMSProvider(_Server):
             return 200, {"sid": ACCOUNT_SID, "status": "active", "friendly_name": "tests"}
         if seen.method != "POST" or seen.path != f"{base}/Messages.json":
             return 404, {"code": 20404, "message": "The requested resource was not found"}
+        if (
+            seen.headers.get("content-type", "").split(";")[0]
+            != "application/x-www-form-urlencoded"
+        ):
+            return 400, _twilio_error(20001, "Invalid content type")
         form = {k: v[0] for k, v in seen.form().items()}
         to = form.get("To", "")
+        # What the real API refuses, with its documented error codes, so an adapter that
+        # leaves a field out fails its test.
+        if not to:
+            return 400, _twilio_error(21604, "A 'To' phone number is required.")
+        if not form.get("From") and not form.get("MessagingServiceSid"):
+            return 400, _twilio_error(21603, "A 'From' phone number is required.")
+        if not form.get("Body") and not form.get("MediaUrl") and not form.get("ContentSid"):
+            return 400, _twilio_error(21602, "Message body is required.")
+        if len(form.get("Body", "")) > 1600:
+            return 400, _twilio_error(
+                21617, "The concatenated message body exceeds the 1600 character limit."
+            )
         if to in self.refuse:
             return 400, {
                 "code": 21211,
@@ -207,6 +226,15 @@ class FakeSMSProvider(_Server):
             "to": to,
             "uri": f"{base}/Messages/{sid}.json",
         }
+
+
+def _twilio_error(code: int, message: str) -> dict[str, Any]:
+    return {
+        "code": code,
+        "message": message,
+        "more_info": f"https://www.twilio.com/docs/errors/{code}",
+        "status": 400,
+    }
 
 
 class FakePushService(_Server):

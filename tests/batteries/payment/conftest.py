@@ -165,15 +165,30 @@ def make_payment(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
         shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
         return {"adapter": "sqlfile", "options": {"dsn": str(path)}}
 
-    def make(variant: str, *, server: Provider | None = None, **extra: Any) -> Opened:
+    def make(
+        variant: str,
+        *,
+        server: Provider | None = None,
+        others: dict[str, dict[str, Any]] | None = None,
+        **extra: Any,
+    ) -> Opened:
+        """Open ``variant``; ``others`` adds instances (name: options) on the same rows."""
         variant, _, kind = variant.partition("-")
         if server is None and variant != "stub":
             server = (ProviderA if variant == "payment_a" else ProviderB)(KEYS[variant]).start()
             servers.append(server)
-        settings = {
-            "db": database(kind),
-            "payment": {"adapter": variant, "options": options_for(variant, server, **extra)},
+        payment: dict[str, Any] = {
+            "adapter": variant,
+            "options": options_for(variant, server, **extra),
         }
+        if others:
+            payment = {"default": payment}
+            for name, options in others.items():
+                payment[name] = {
+                    "adapter": variant,
+                    "options": options_for(variant, server, **options),
+                }
+        settings = {"db": database(kind), "payment": payment}
         container = Container(Config.load(settings, {}))
         found = Opened(variant, container.payment(), container, server)
         opened.append(found)

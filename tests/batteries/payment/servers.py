@@ -15,6 +15,7 @@ import http.server
 import json
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -53,6 +54,9 @@ class Provider:
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: Any = None
+    #: Called with each new refund object before the provider answers the refund request,
+    #: as a provider's webhook may reach the merchant before the API answer does.
+    on_refund: Callable[[dict[str, Any]], None] | None = None
 
     @property
     def url(self) -> str:
@@ -199,7 +203,7 @@ class ProviderA(Provider):
                 return self.error(
                     400, "invalid_request_error", "not refundable", "charge_not_refundable"
                 )
-            return 200, {
+            refund = {
                 "id": f"re_{secrets.token_hex(8)}",
                 "object": "refund",
                 "amount": int(form["amount"]),
@@ -207,6 +211,9 @@ class ProviderA(Provider):
                 "status": "succeeded",
                 "reason": form.get("reason"),
             }
+            if self.on_refund is not None:
+                self.on_refund(refund)
+            return 200, refund
         return self.error(404, "invalid_request_error", "Unrecognized request URL")
 
 
@@ -290,16 +297,16 @@ class ProviderB(Provider):
                     "adjustment_transaction_invalid_status_for_refund",
                     "Transaction status must be completed to create a refund.",
                 )
-            return self.ok(
-                201,
-                {
-                    "id": f"adj_{secrets.token_hex(8)}",
-                    "action": "refund",
-                    "transaction_id": txn["id"],
-                    "type": body.get("type"),
-                    "status": "pending_approval",
-                    "reason": body.get("reason"),
-                    "items": body.get("items", []),
-                },
-            )
+            adjustment = {
+                "id": f"adj_{secrets.token_hex(8)}",
+                "action": "refund",
+                "transaction_id": txn["id"],
+                "type": body.get("type"),
+                "status": "pending_approval",
+                "reason": body.get("reason"),
+                "items": body.get("items", []),
+            }
+            if self.on_refund is not None:
+                self.on_refund(adjustment)
+            return self.ok(201, adjustment)
         return self.error(404, "not_found", "Not found.")

@@ -190,7 +190,8 @@ def hook_client(make_payment):
 
 
 @pytest.mark.parametrize("variant", ["stub", *SIGNED])
-def test_view_answers_200_400_413(hook_client, variant, caplog):
+def test_view_answers_200_400_413(hook_client, variant, caplog, monkeypatch):
+    monkeypatch.setenv("TOOLKIT_ENV", "test")  # the stub's view serves development only
     opened, client = hook_client(variant)
     record = opened.payment.create(1000, "usd")
     body, headers = opened.signed(opened.event(record, "succeeded"))

@@ -62,3 +62,20 @@ def test_w002_rbac_without_rules():
     found, messages = ids({"adapter": "rbac"})
     assert found == ["toolkit_permission.W002"]
     assert "denied" in messages[0].msg
+
+
+def test_a_resource_roles_path_that_imports_nothing_is_e005():
+    config = Config.load(
+        {
+            "permission": {
+                "adapter": "rbac",
+                "options": {
+                    "rules": [{"Role": "a", "Action": "b"}],
+                    "resource_roles": "no.such.hook",
+                },
+            }
+        },
+        {},
+    )
+    found = [m for m in battery_checks(config) if m.id == "toolkit_permission.E005"]
+    assert len(found) == 1 and "no.such" not in found[0].msg

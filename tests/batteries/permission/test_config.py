@@ -14,38 +14,32 @@ from toolkit_batteries.core.errors import (
 )
 from toolkit_batteries.permission import Subject
 
-from .conftest import MODEL, POLICY, RULES
+from .conftest import MODEL, POLICY, permission_block
 
 
 def load(block):
     return Config.load({"permission": block}, {})
 
 
-def test_owned_only_without_owned_attr_names_the_field():
-    rules = [*RULES, {"Role": "editor", "Action": "post.edit", "OwnedOnly": True}]
-    with pytest.raises(InvalidOptionsError) as caught:
-        load({"adapter": "rbac", "options": {"rules": rules}})
-    error = caught.value
-    assert error.service == "permission" and error.instance == "default"
-    assert error.field == f"rules[{len(RULES)}].owned_attr"
-    assert "OwnedOnly" in str(error) and "OwnedAttr" in str(error)
+def test_owned_only_without_owned_attr_compares_the_routes_owner_field(open_permission):
+    """``OwnedAttr`` is optional: the owner field the checked route declares is compared."""
+    rule = {"Role": "editor", "Action": "post.edit", "OwnedOnly": True}
+    authorizer = open_permission({"adapter": "rbac", "options": {"rules": [rule]}})
+    editor = Subject("u1", ("editor",))
+    post = {"owner": "u1", "author_id": "u2"}
+    assert authorizer.check(editor, "post.edit", post, owner_field="owner") is True
+    assert authorizer.check(editor, "post.edit", post, owner_field="author_id") is False
+    assert authorizer.check(editor, "post.edit", post) is False  # no route names an owner
 
 
-def test_owned_only_is_checked_on_a_named_instance_too():
-    with pytest.raises(InvalidOptionsError) as caught:
-        Config.load(
-            {
-                "permission": {
-                    "api": {
-                        "adapter": "rbac",
-                        "options": {"rules": [{"Role": "a", "Action": "b", "owned_only": True}]},
-                    }
-                }
-            },
-            {},
-        )
-    assert caught.value.instance == "api"
-    assert caught.value.field == "rules[0].owned_attr"
+def test_the_routes_owner_field_wins_over_owned_attr(adapter, open_permission):
+    """Where the schema and a rule name different owners, the schema's field is compared."""
+    authorizer = open_permission(permission_block(adapter))
+    editor = Subject("u1", ("editor",))
+    post = {"owner": "u1", "author_id": "u2"}
+    assert authorizer.check(editor, "post.edit", post) is False  # the rule: author_id
+    assert authorizer.check(editor, "post.edit", post, owner_field="owner") is True
+    assert authorizer.check(editor, "post.edit", post, owner_field="author_id") is False
 
 
 @pytest.mark.parametrize("missing", ["Role", "Action"])

@@ -88,6 +88,14 @@ class TestPermissionContract:
         assert authorizer.check(editor, "post.publish", post(BOB)) is True
         assert authorizer.check(editor, "post.publish") is True
 
+    def test_holds_means_allowed_on_some_object(self, authorizer):
+        """The model-level question: without a resource, or on an object the caller owns."""
+        assert authorizer.holds(Subject("u1", ("editor",)), "post.edit") is True  # own posts
+        assert authorizer.holds(Subject("u1", ("editor",)), "post.publish") is True  # others'
+        assert authorizer.holds(Subject("u1", ("member",)), "post.edit") is False
+        assert authorizer.holds(Subject("u1", ("admin", "suspended")), "post.read") is False
+        assert authorizer.holds(Subject("u1", ("editor",)), "post.delete") is False  # deny
+
     def test_repeated_checks_keep_their_answer(self, authorizer):
         editor = Subject(ALICE, ("editor",))
         for _ in range(3):

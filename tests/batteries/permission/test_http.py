@@ -1,7 +1,8 @@
-"""HTTP: ``HasPermission`` (DRF) and ``permission_required`` (plain views).
+"""HTTP: ``HasPermission`` (DRF) and ``require_permission`` (plain views).
 
 Bearer tokens are real: issued by the auth battery's jwt adapter and verified per
-request. Refusals answer ``403`` in the toolkit error shape; no token, ``401``. The last
+request. Refusals answer ``403`` in the toolkit error shape, or ``404 not_found`` on one
+object the caller may not read either (as an unknown id does); no token, ``401``. The last
 test captures every log record and checks that no token and no secret was written.
 """
 
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.urls("tests.batteries.permission.urls")
 
 REST_FRAMEWORK = {"EXCEPTION_HANDLER": "toolkit_batteries.http.drf.exception_handler"}
 DENIED = {"error": {"code": "permission_denied", "message": "permission denied"}}
+HIDDEN = {"error": {"code": "not_found", "message": "Not found."}}
 UNAUTHENTICATED = {"error": {"code": "unauthenticated", "message": "authentication required"}}
 
 
@@ -52,17 +54,21 @@ def test_drf_collection_allowed_and_denied(adapter):
 def test_drf_owned_only_sees_the_loaded_object(adapter):
     alice = bearer("u-alice", "editor")
     assert call("put", "/api/posts/p-alice", alice).status_code == 200
-    response = call("put", "/api/posts/p-bob", alice)
-    assert response.status_code == 403
-    assert response.json() == DENIED
-    assert call("put", "/api/posts/p-nope", alice).status_code == 404
+    response = call("put", "/api/posts/p-bob", alice)  # alice may not read it: hidden
+    assert response.status_code == 404
+    assert response.json() == HIDDEN == call("put", "/api/posts/p-nope", alice).json()
+    reader = bearer("u-alice", "editor", "member")  # may read it: an honest 403
+    response = call("put", "/api/posts/p-bob", reader)
+    assert response.status_code == 403 and response.json() == DENIED
 
 
 def test_drf_deny_wins_and_unknown_roles(adapter):
     assert call("delete", "/api/posts/p-bob", bearer("u-m", "moderator")).status_code == 204
     response = call("delete", "/api/posts/p-bob", bearer("u-m", "moderator", "editor"))
+    assert response.status_code == 404 and response.json() == HIDDEN
+    response = call("delete", "/api/posts/p-bob", bearer("u-m", "moderator", "editor", "member"))
     assert response.status_code == 403 and response.json() == DENIED
-    assert call("get", "/api/posts/p-bob", bearer("u-g", "ghost")).status_code == 403
+    assert call("get", "/api/posts/p-bob", bearer("u-g", "ghost")).status_code == 404
     assert call("get", "/api/posts/p-bob", bearer("u-g", "member")).status_code == 200
     suspended = bearer("u-s", "admin", "suspended")
     assert call("get", "/api/posts", suspended).status_code == 403
@@ -70,11 +76,14 @@ def test_drf_deny_wins_and_unknown_roles(adapter):
 
 def test_drf_viewset_actions_map_to_permission_actions(adapter):
     assert call("get", "/vs/posts", bearer("u-g", "ghost")).status_code == 200
-    assert call("get", "/vs/posts/p-bob", bearer("u-g", "ghost")).status_code == 403
+    assert call("get", "/vs/posts/p-bob", bearer("u-g", "ghost")).status_code == 404
     assert call("get", "/vs/posts/p-bob", bearer("u-g", "member")).status_code == 200
     alice = bearer("u-alice", "editor")
     assert call("post", "/vs/posts/p-bob", alice).json() == {"published": "p-bob"}
     response = call("post", "/vs/posts/p-alice", alice)  # owned-only deny: not your own
+    assert response.status_code == 404 and response.json() == HIDDEN  # and not readable
+    reader = bearer("u-alice", "editor", "member")
+    response = call("post", "/vs/posts/p-alice", reader)
     assert response.status_code == 403 and response.json() == DENIED
 
 
@@ -111,11 +120,15 @@ def test_decorator_passes_the_loaded_object(adapter):
     alice = bearer("u-alice", "editor")
     response = call("get", "/plain/posts/p-alice/edit", alice)
     assert response.status_code == 200 and response.json() == {"edited": "p-alice"}
-    response = call("get", "/plain/posts/p-bob/edit", alice)
-    assert response.status_code == 403 and response.json() == DENIED
-    response = call("get", "/plain/posts/p-nope/edit", alice)
+    response = call("get", "/plain/posts/p-bob/edit", alice)  # not hers: as if missing
+    hidden = response.json()
     assert response.status_code == 404
+    response = call("get", "/plain/posts/p-nope/edit", alice)
+    assert response.status_code == 404 and response.json() == hidden
     assert response.json()["error"]["code"] == "not_found"
+    with override_settings(TOOLKIT_PERMISSION_DENIED_STATUS=403):
+        response = call("get", "/plain/posts/p-bob/edit", alice)
+        assert response.status_code == 403 and response.json() == DENIED
 
 
 @pytest.mark.django_db
@@ -135,9 +148,9 @@ def test_decorator_loads_a_model_by_its_url_keyword(adapter, tmp_path):
         response = call("get", url, bearer(str(owner.pk), "editor"))
         assert response.status_code == 200 and response.json() == {"edited": entry.pk}
         response = call("get", url, bearer(str(other.pk), "editor"))
-        assert response.status_code == 403 and response.json() == DENIED
+        assert response.status_code == 404  # another user's entry looks like a missing one
         missing = f"/plain/entries/{entry.pk + 99}/edit"
-        assert call("get", missing, bearer(str(owner.pk), "editor")).status_code == 404
+        assert call("get", missing, bearer(str(owner.pk), "editor")).json() == response.json()
     services.reset()
 
 
@@ -148,12 +161,12 @@ def test_decorator_reuses_the_claims_of_bearer_required(adapter):
 
 
 def test_decorator_refuses_bad_declarations():
-    from toolkit_batteries.permission.decorators import permission_required
+    from toolkit_batteries.permission.decorators import require_permission
 
     with pytest.raises(TypeError):
-        permission_required("")
+        require_permission("")
     with pytest.raises(TypeError):
-        permission_required("post.read", resource="Post")
+        require_permission("post.read", resource="Post")
 
 
 def test_no_token_or_secret_in_any_log(adapter, caplog):

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from django.contrib import admin
 from django.contrib.admin.models import LogEntry
+from django.contrib.auth.decorators import permission_required
+from django.contrib.auth.mixins import PermissionRequiredMixin
 from django.http import Http404, JsonResponse
 from django.urls import path
+from django.views import View
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import DjangoObjectPermissions
 from rest_framework.response import Response
+from rest_framework.serializers import ModelSerializer
 from rest_framework.views import APIView
-from rest_framework.viewsets import GenericViewSet
+from rest_framework.viewsets import GenericViewSet, ModelViewSet
 
 from toolkit_batteries.auth.decorators import bearer_required
 from toolkit_batteries.auth.drf import BearerAuthentication
-from toolkit_batteries.permission.decorators import permission_required
+from toolkit_batteries.permission.decorators import require_permission
 from toolkit_batteries.permission.drf import HasPermission
 
 #: The posts the views serve (id -> post); the tests own the authors.
@@ -84,7 +91,7 @@ class Unmapped(PostList):
     permission_action = {"get": "post.list"}
 
 
-@permission_required("post.list")
+@require_permission("post.list")
 def plain_list(request):
     return JsonResponse({"posts": sorted(POSTS), "subject": request.auth.subject})
 
@@ -93,23 +100,63 @@ def load_post(request, pk):
     return POSTS.get(pk)
 
 
-@permission_required("post.edit", resource=load_post)
+@require_permission("post.edit", resource=load_post)
 def plain_edit(request, pk):
     return JsonResponse({"edited": request.permission_resource["id"]})
 
 
-@permission_required("post.edit", resource=LogEntry, lookup="entry")
+@require_permission("post.edit", resource=LogEntry, lookup="entry")
 def plain_edit_entry(request, entry):
     return JsonResponse({"edited": request.permission_resource.pk})
 
 
 @bearer_required
-@permission_required("post.list")
+@require_permission("post.list")
 def behind_bearer_required(request):
     return JsonResponse({"subject": request.auth.subject})
 
 
+# -- Django's own permission machinery, answered through PermissionBackend ----------------
+
+
+class EntrySerializer(ModelSerializer):
+    class Meta:
+        model = LogEntry
+        fields = ["id", "object_repr", "user"]
+        read_only_fields = ["user"]
+
+
+class EntryViewSet(ModelViewSet):
+    """DRF's DjangoObjectPermissions: ``admin.change_logentry`` on the entry, and so on."""
+
+    authentication_classes = [BearerAuthentication, SessionAuthentication]
+    permission_classes = [DjangoObjectPermissions]
+    queryset = LogEntry.objects.order_by("pk")
+    serializer_class = EntrySerializer
+
+
+@permission_required("reports.view", raise_exception=True)
+def django_report(request):
+    return JsonResponse({"report": "ok"})
+
+
+class DjangoReportView(PermissionRequiredMixin, View):
+    permission_required = "reports.view"
+    raise_exception = True
+
+    def get(self, request):
+        return JsonResponse({"report": "ok"})
+
+
 urlpatterns = [
+    path("entries", EntryViewSet.as_view({"get": "list"})),
+    path(
+        "entries/<int:pk>",
+        EntryViewSet.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),
+    ),
+    path("django/report", django_report),
+    path("django/report-view", DjangoReportView.as_view()),
+    path("admin/", admin.site.urls),
     path("api/posts", PostList.as_view()),
     path("api/posts/<str:pk>", PostDetail.as_view()),
     path("api/unmapped", Unmapped.as_view()),

@@ -9,6 +9,7 @@ they do not.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -174,6 +175,61 @@ def test_an_unreachable_lock_dispatches_nothing_and_reports_it(ping: Any) -> Non
     assert not fired.ok and fired.unreachable
     assert fired.error and fired.error.startswith("ServiceUnavailableError")
     assert recorder.calls == []
+
+
+def _wait_until_gone(raw: redis.Redis, key: str, timeout: float = 10.0) -> None:
+    """Wait (bounded) for the claim ``key`` to expire on the Redis server."""
+    deadline = time.monotonic() + timeout
+    while raw.exists(key):
+        assert time.monotonic() < deadline, "the claim never expired"
+        time.sleep(0.05)
+
+
+def test_a_process_paused_past_the_claim_ttl_does_not_fire_the_slot_again(
+    kv_container: Container, raw: redis.Redis, prefix: str, ping: Any
+) -> None:
+    # Two processes on the real Redis lock, claims of 2 s (the TTL scaled down from a
+    # day); process b pauses at 09:59 and wakes long after a fired 10:00 and the claim
+    # expired on the server.
+    lock = kv_container.lock()
+    clock, recorder = Clock(datetime(2025, 1, 6, 9, 59, tzinfo=UTC)), Recorder()
+    a, b = (
+        EmbeddedScheduler(dispatcher=recorder, clock=clock, lock=lock, claim_ttl=2.0)
+        for _ in range(2)
+    )
+    for scheduler in (a, b):
+        scheduler.add(Schedule("hourly", "0 * * * *", ping))
+        assert scheduler.run_pending() == []  # 09:59: nothing due; b pauses here
+    clock.advance(minutes=1)
+    assert names(a.run_pending()) == ["hourly"]  # 10:00, claimed for 2 s
+    _wait_until_gone(raw, prefix + "scheduler:default:hourly:2025-01-06T10:00Z")
+    clock.advance(minutes=5)  # b wakes at 10:05: its latest missed slot is 10:00
+    fired_late = b.run_pending()
+    assert recorder.calls == ["claims.ping"]  # dispatched once, by a
+    assert fired_late == [] and b.skipped_too_late == 1
+
+
+def test_a_short_pause_still_catches_up_and_finds_the_claim(
+    kv_container: Container, ping: Any
+) -> None:
+    # The default claim lives a day: a process paused for hours catches up its missed
+    # slot when nobody fired it, and finds the claim when somebody did.
+    lock = kv_container.lock()
+    clock, recorder = Clock(datetime(2025, 1, 6, 9, 59, tzinfo=UTC)), Recorder()
+    a, b = (EmbeddedScheduler(dispatcher=recorder, clock=clock, lock=lock) for _ in range(2))
+    assert a.claim_ttl == DEFAULT_CLAIM_TTL == 86_400
+    a.add(Schedule("hourly", "0 * * * *", ping))
+    b.add(Schedule("hourly", "0 * * * *", ping))
+    b.add(Schedule("daily", "0 0 * * *", ping))
+    assert a.run_pending() == [] and b.run_pending() == []  # 09:59
+    clock.advance(minutes=1)
+    assert names(a.run_pending()) == ["hourly"]  # 10:00
+    clock.advance(hours=3)  # b wakes at 12:59: 12:00 is due, nobody fired it
+    assert names(b.run_pending()) == ["hourly"]
+    clock.advance(hours=12)  # 00:59 next day: b catches up midnight, a finds 00:00 taken
+    assert names(b.run_pending()) == ["hourly", "daily"]
+    assert a.run_pending() == [] and a.claimed_elsewhere == 1
+    assert len(recorder.calls) == 4 and b.skipped_too_late == 0
 
 
 # --------------------------------------------------------------------------- memory

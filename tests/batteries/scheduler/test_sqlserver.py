@@ -303,6 +303,29 @@ def test_prune_deletes_only_rows_older_than_keep(
     assert DEFAULT_PRUNE_EVERY < DEFAULT_KEEP
 
 
+def test_a_process_paused_past_keep_does_not_fire_the_pruned_slot_again(
+    dsn: str, processes: Callable[..., SQLServerScheduler], clock: Clock, ping: Any
+) -> None:
+    # The rule the embedded adapter follows with claim_ttl, with keep as the lifetime:
+    # b pauses before Monday 10:00, a fires it, b wakes 26 hours later. b's first claim
+    # would prune a's row (over a day old), so b must not reach back that far.
+    weekly = Schedule("weekly", "0 10 * * 1", ping, tz="UTC")
+    a, b = processes(dsn, weekly), processes(dsn, weekly)
+    clock.advance(minutes=-1)  # 09:59:30
+    assert a.run_pending() == [] and b.run_pending() == []
+    clock.advance(minutes=1)  # 10:00:30
+    assert names(a.run_pending()) == ["weekly"]
+    clock.advance(hours=26)  # Tuesday 12:00:30: b's latest missed slot is Monday 10:00
+    assert b.run_pending() == []
+    assert b.skipped_too_late == 1 and b.claimed_elsewhere == 0
+    assert b.catch_up_limit() == DEFAULT_KEEP - 60
+    assert rows(dsn) == [("default:weekly", "2025-01-06T10:00Z")]
+    clock.advance(hours=-4)  # within the day, the row is there and the slot is taken
+    c = processes(dsn, weekly)
+    c._entries["weekly"].since = datetime(2025, 1, 6, 9, 59, tzinfo=UTC)
+    assert c.run_pending() == [] and c.claimed_elsewhere == 1
+
+
 # --------------------------------------------------------------------------- configuration
 
 

@@ -34,7 +34,8 @@ def test_missing_malformed_and_unknown_tenants_answer_400(
     variant: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    with configured(variant):
+    # In subdomain mode the header is a source only when named explicitly.
+    with configured(variant, **({"header": "X-Tenant-ID"} if variant == "subdomain" else {})):
         client = Client()
         refused(client.get("/whoami"), "required")
         refused(client.get("/whoami", headers={"X-Tenant-ID": "bad id!"}), "malformed")
@@ -61,14 +62,14 @@ def test_header_name_is_configurable() -> None:
 
 
 def test_subdomain_and_header_must_agree_when_both_are_given() -> None:
-    with configured("subdomain"):
+    with configured("subdomain", header="X-Tenant-ID"):
         client = Client()
         host = {"Host": "acme.example.com"}
         assert client.get("/whoami", headers=host).json()["tenant"] == "acme"
         both = {**host, "X-Tenant-ID": "acme"}
         assert client.get("/whoami", headers=both).json()["tenant"] == "acme"
         refused(client.get("/whoami", headers={**host, "X-Tenant-ID": "globex"}), "ambiguous")
-        # A host outside the pattern carries no subdomain; the header still may.
+        # A host outside the pattern carries no subdomain; the enabled header still may.
         other = {"Host": "example.org", "X-Tenant-ID": "globex"}
         assert client.get("/whoami", headers=other).json()["tenant"] == "globex"
         refused(client.get("/whoami", headers={"Host": "example.org"}), "required")

@@ -8,6 +8,7 @@ format, not with the battery's own code.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -15,6 +16,7 @@ import logging
 import socket
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -25,10 +27,18 @@ from toolkit_batteries.webhook.models import WebhookDelivery
 from .conftest import SECRET, VARIANTS
 
 
-def independent_signature(secret: str, timestamp: str, body: bytes) -> str:
-    """Sign as documented: ``v1=`` + hex HMAC-SHA256 of ``<timestamp>.<body>``."""
-    signed = timestamp.encode("ascii") + b"." + body
-    return "v1=" + hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).hexdigest()
+def independent_signature(secret: str, headers: Any, body: bytes) -> str:
+    """Sign as documented: ``v1,`` + base64 HMAC-SHA256 of ``<id>.<timestamp>.<body>``, then
+    ``v1e,`` + base64 HMAC-SHA256 of ``<id>.<timestamp>.<event>\n<body>``."""
+    stamp, ident, event = (
+        headers["Webhook-Timestamp"],
+        headers["Webhook-Id"],
+        headers["Webhook-Event"],
+    )
+    key = secret.encode("utf-8")
+    standard = hmac.new(key, f"{ident}.{stamp}.".encode() + body, hashlib.sha256).digest()
+    bound = hmac.new(key, f"{ident}.{stamp}.{event}\n".encode() + body, hashlib.sha256).digest()
+    return f"v1,{base64.b64encode(standard).decode()} v1e,{base64.b64encode(bound).decode()}"
 
 
 def flat_policy(base: float) -> ResilienceRetryPolicy:
@@ -53,7 +63,9 @@ class TestWebhookContract:
         assert got.headers["Webhook-Event"] == "order.paid"
         stamp = got.headers["Webhook-Timestamp"]
         assert abs(int(stamp) - time.time()) < 60
-        assert got.headers["Webhook-Signature"] == independent_signature(SECRET, stamp, got.body)
+        assert got.headers["Webhook-Signature"] == independent_signature(
+            SECRET, got.headers, got.body
+        )
         assert verify(got.headers, got.body, SECRET) == int(stamp)
         row = WebhookDelivery.objects.using(opened.hook.database.alias).get(delivery_id=delivery.id)
         assert (row.status, row.attempts, row.response_status, row.event) == (
@@ -71,12 +83,11 @@ class TestWebhookContract:
         )
         assert opened.settle(delivery.id).ok
         (got,) = receiver.wait_for(1)
-        stamp = got.headers["Webhook-Timestamp"]
         assert got.body == body
         assert got.headers["Content-Type"] == "application/octet-stream"
         assert got.headers["Webhook-Signature"].split() == [
-            independent_signature("old-secret", stamp, body),
-            independent_signature("new-secret", stamp, body),
+            *independent_signature("old-secret", got.headers, body).split(),
+            *independent_signature("new-secret", got.headers, body).split(),
         ]
         verify(got.headers, got.body, "new-secret")  # a receiver that already rotated
 
@@ -97,9 +108,8 @@ class TestWebhookContract:
         assert second_gap > first_gap
         for each in got:  # every attempt is signed afresh, the id stays
             assert each.headers["Webhook-Id"] == delivery.id
-            stamp = each.headers["Webhook-Timestamp"]
             assert each.headers["Webhook-Signature"] == independent_signature(
-                SECRET, stamp, each.body
+                SECRET, each.headers, each.body
             )
         time.sleep(0.3)
         assert len(receiver.requests) == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -20,10 +21,19 @@ BODY = b'{"id":7,"event":"order.paid"}'
 NOW = 1_800_000_000
 
 
-def headers_for(body: bytes, secret: str, stamp: int, **extra: str) -> dict[str, str]:
+def headers_for(
+    body: bytes, secret: str, stamp: int, *, ident: str = "msg_1", event: str = "order.paid"
+) -> dict[str, str]:
     """Build the headers a sender makes, by the documented format, without the battery."""
-    digest = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return {"Webhook-Timestamp": str(stamp), "Webhook-Signature": f"v1={digest}", **extra}
+    key = secret.encode()
+    bound = f"{ident}.{stamp}.{event}\n".encode() + body
+    digest = base64.b64encode(hmac.new(key, bound, hashlib.sha256).digest()).decode()
+    return {
+        "Webhook-Id": ident,
+        "Webhook-Event": event,
+        "Webhook-Timestamp": str(stamp),
+        "Webhook-Signature": f"v1e,{digest}",
+    }
 
 
 def clock(at: float):
@@ -101,9 +111,22 @@ def test_a_timestamp_changed_after_signing_is_refused():
     [
         ({}, "Webhook-Timestamp header is missing"),
         ({"Webhook-Timestamp": str(NOW)}, "Webhook-Signature header is missing"),
-        ({"Webhook-Timestamp": "soon", "Webhook-Signature": "v1=00"}, "not Unix seconds"),
-        ({"Webhook-Timestamp": "-5", "Webhook-Signature": "v1=00"}, "not Unix seconds"),
-        ({"Webhook-Timestamp": str(NOW), "Webhook-Signature": "v2=abc"}, "no v1 signature"),
+        ({"Webhook-Timestamp": "soon", "Webhook-Signature": "v1,00"}, "not Unix seconds"),
+        ({"Webhook-Timestamp": "-5", "Webhook-Signature": "v1,00"}, "not Unix seconds"),
+        (
+            {"Webhook-Id": "m", "Webhook-Timestamp": str(NOW), "Webhook-Signature": "v2,abc"},
+            "no v1 signature",
+        ),
+        (
+            {
+                "Webhook-Id": "m",
+                "Webhook-Event": "e",
+                "Webhook-Timestamp": str(NOW),
+                "Webhook-Signature": "v1,abc",
+            },
+            "no v1e signature",
+        ),
+        ({"Webhook-Timestamp": str(NOW), "Webhook-Signature": "v1,abc"}, "Webhook-Id"),
         ({"Webhook-Timestamp": str(NOW), "Webhook-Signature": "x" * 5000}, "too long"),
     ],
 )
@@ -116,10 +139,13 @@ def test_malformed_headers_are_refused_with_the_reason(headers, reason):
 def test_rotation_any_listed_signature_matching_any_secret_passes():
     old = headers_for(BODY, "old", NOW)["Webhook-Signature"]
     new = headers_for(BODY, "new", NOW)["Webhook-Signature"]
-    both = {"Webhook-Timestamp": str(NOW), "Webhook-Signature": f"{old} {new} v2=future"}
+    both = {
+        **headers_for(BODY, "new", NOW),
+        "Webhook-Signature": f"{old} {new} v2,future",
+    }
     assert verify(both, BODY, "new", now=clock(NOW)) == NOW
     assert verify(both, BODY, "old", now=clock(NOW)) == NOW
-    only_new = {"Webhook-Timestamp": str(NOW), "Webhook-Signature": new}
+    only_new = {**headers_for(BODY, "new", NOW), "Webhook-Signature": new}
     assert verify(only_new, BODY, ["old", "new"], now=clock(NOW)) == NOW
     with pytest.raises(SignatureError):
         verify(only_new, BODY, ["old", "older"], now=clock(NOW))

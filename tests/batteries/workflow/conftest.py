@@ -20,6 +20,8 @@ from toolkit_batteries.core.container import Container
 from toolkit_batteries.queue.jobs import Worker
 
 VARIANTS = ("memory", "db-sqlite", "db-postgres")
+#: Every adapter: the variants above plus ``sqlserver`` (the db adapter's other name).
+EVERY_ADAPTER = (*VARIANTS, "sqlserver-postgres")
 
 
 def unique(prefix: str = "t") -> str:
@@ -45,9 +47,9 @@ def workflow_block(variant: str, request: pytest.FixtureRequest, **options: Any)
     options.setdefault("namespace", unique("ns"))
     if variant == "db-sqlite":
         options["dsn"] = request.getfixturevalue("sqlite_dsn")
-    elif variant == "db-postgres":
+    elif variant in ("db-postgres", "sqlserver-postgres"):
         options["dsn"] = request.getfixturevalue("postgres_dsn")
-    adapter = "memory" if variant == "memory" else "db"
+    adapter = variant.split("-")[0]
     return {"adapter": adapter, "options": options}
 
 
@@ -64,8 +66,7 @@ def open_workflow(block: dict) -> tuple[Container, Any, Worker]:
     return container, workflow, worker
 
 
-@pytest.fixture(params=VARIANTS)
-def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
+def _opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
     block = workflow_block(request.param, request)
     container, workflow, worker = open_workflow(block)
     try:
@@ -76,3 +77,14 @@ def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
         if workflow.adapter_name != "memory":
             workflow._runs.delete()
         container.close()
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    yield from _opened(request)
+
+
+@pytest.fixture(params=EVERY_ADAPTER)
+def every_adapter(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    """Yield the workflow on every adapter name: memory, db (SQLite, PostgreSQL), sqlserver."""
+    yield from _opened(request)

@@ -127,11 +127,17 @@ def blocked(instance: str) -> InvalidOptionsError:
 
 
 def scrub(text: Any, key: str, limit: int = 500) -> str:
-    """Return ``text`` as a short string without ``key`` in it."""
+    """Return provider text as a short string without ``key`` or any other credential.
+
+    A provider's error may echo the request's credentials, or someone else's (a proxy's
+    ``Authorization`` header, a URL with a password): the shared redactor masks those.
+    """
+    from toolkit_batteries.core.redaction import redact_string
+
     out = str(text or "")
     if key:
         out = out.replace(key, "[redacted]")
-    return out[:limit]
+    return redact_string(out)[:limit]
 
 
 def primed(

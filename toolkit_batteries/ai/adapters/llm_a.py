@@ -26,6 +26,7 @@ from typing import Any
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.outbound import OutboundBlockedError, is_blocked
+from toolkit_batteries.core.outbound.retry_after import parse_retry_after
 from toolkit_batteries.core.tracing import traced
 
 from ..base import AI, RETRYABLE_STATUSES, AIProviderError, ChatResult, ToolCall, Usage
@@ -110,6 +111,7 @@ class AnthropicAI(AI):
                 kind=str(error.get("type") or "error"),
                 retryable=status in RETRYABLE_STATUSES or status >= 500,
                 detail=scrub(error.get("message"), self._key),
+                retry_after=parse_retry_after(exc.response.headers.get("retry-after")),
             )
         if is_blocked(exc):
             return blocked(self.instance)

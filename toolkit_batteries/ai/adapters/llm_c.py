@@ -28,6 +28,7 @@ from typing import Any
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.outbound import OutboundBlockedError, is_blocked
+from toolkit_batteries.core.outbound.retry_after import parse_retry_after
 from toolkit_batteries.core.tracing import traced
 
 from ..base import AI, RETRYABLE_STATUSES, AIProviderError, ChatResult, Embeddings, ToolCall, Usage
@@ -107,6 +108,7 @@ class GeminiAI(AI):
                 kind=str(exc.status or "error"),
                 retryable=status is not None and (status in RETRYABLE_STATUSES or status >= 500),
                 detail=scrub(exc.message, self._key),
+                retry_after=parse_retry_after(_header(exc, "retry-after")),
             )
         if isinstance(exc, OutboundBlockedError) or is_blocked(exc):
             return blocked(self.instance)
@@ -192,6 +194,12 @@ def _usage(metadata: Any) -> Usage:
         int(metadata.prompt_token_count or 0),
         int(metadata.candidates_token_count or 0) + int(metadata.thoughts_token_count or 0),
     )
+
+
+def _header(exc: Any, name: str) -> str | None:
+    """Return header ``name`` of the answer behind an SDK error (``None`` without one)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    return headers.get(name) if headers is not None else None
 
 
 def _reason(reason: Any) -> str:

@@ -4,8 +4,10 @@ Why a logger: a project without a product-analytics account still sees what it w
 track (in development, in tests with ``caplog``, or shipped by the log battery), with no
 network and no buffer. The record's message is one line (kind, name, identity and the
 properties as JSON); the event itself is attached as ``record.analytics_event`` (a dict)
-for handlers that want structure. Properties are the caller's data, logged as given; the
-battery's options hold no secret this adapter could log.
+for handlers that want structure. Properties are the caller's data, often user text, so
+they pass through the toolkit's redactor first (values under secret-looking keys and
+credentials such as ``Bearer ...`` or URL passwords are masked); the battery's options
+hold no secret this adapter could log.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import threading
 from typing import Self
 
 from toolkit_batteries.core.adapter import OpenContext
+from toolkit_batteries.core.redaction import redact
 
 from ..base import Analytics, Event
 from ..options import AnalyticsOptions
@@ -40,11 +43,12 @@ class LogAnalytics(Analytics):
         return cls(ctx.options, instance=ctx.instance)
 
     def _emit(self, event: Event) -> None:
+        properties = redact(dict(event.properties))
         record = {
             "kind": event.kind,
             "event": event.name,
             "distinct_id": event.distinct_id,
-            "properties": event.properties,
+            "properties": properties,
             "groups": event.groups,
             "timestamp": event.timestamp.isoformat(),
             "uuid": event.uuid,
@@ -56,7 +60,7 @@ class LogAnalytics(Analytics):
             event.name,
             event.distinct_id,
             json.dumps(event.groups, ensure_ascii=False),
-            json.dumps(event.properties, ensure_ascii=False, separators=(",", ":")),
+            json.dumps(properties, ensure_ascii=False, separators=(",", ":")),
             extra={"analytics_event": record},
         )
         with self._lock:

@@ -8,6 +8,10 @@ container's ``session`` service: the instance named like this auth instance when
 configured, else ``session.default``. Code may also build
 ``SessionAuthenticator(store)`` around any object with the session API.
 
+The record names the auth instance that issued it, and every other instance refuses the
+token (issue 29): ``auth.admin`` over the same store never accepts a token of
+``auth.default``. The session store is scoped by instance too.
+
 Opening fails when that store cannot be opened or does not hand back what it stored
 (spec rule 8: "without it the service fails at startup"), and fails closed when the store
 is not shared: over a ``memory`` session store a token would verify, and a revocation
@@ -147,6 +151,8 @@ class SessionAuthenticator(Authenticator):
         token_id = secrets.token_hex(16)
         record = {
             "kind": KIND,
+            # The issuing instance: another auth instance sharing this store refuses it.
+            "auth": self.instance,
             "sub": subject,
             "roles": list(roles),
             "jti": token_id,
@@ -219,6 +225,10 @@ class SessionAuthenticator(Authenticator):
             return None
         if not isinstance(record, dict) or record.get("kind") != KIND:
             raise InvalidTokenError("not an auth token")
+        if record.get("auth") != self.instance:
+            # Issued by another auth instance over a shared session store (or before the
+            # issuer was recorded): refused, as the jwt adapter refuses another's tokens.
+            raise InvalidTokenError("token of another auth instance")
         return record
 
     def _unavailable(self, exc: Exception) -> ServiceUnavailableError:

@@ -1,4 +1,13 @@
-"""The ``kvserver`` adapter: a cache on a Redis-protocol key-value server.
+"""The ``kvserver`` adapter: django-redis's ``RedisCache`` on the toolkit's shared Redis client.
+
+:class:`KVServerCache` IS a ``django_redis.cache.RedisCache`` (a subclass): ``CACHES``
+names it, ``django_redis.get_redis_connection(alias)`` returns its client, and
+django-redis's own methods (``lock``, ``ttl``, ``expire``, ``keys``, ``delete_pattern``,
+``iter_keys``...) work on it. django-redis's client is built with
+:class:`~toolkit_batteries.core.kvclient.SharedConnectionFactory`, so the ``redis.Redis``
+it holds is the one process-wide client (one connection pool) that every Redis battery
+(lock, queue, ratelimit, idempotency, session, eventbus, resilience) leases for that
+server: never two pools to one server. What the toolkit adds over a plain ``RedisCache``:
 
 * ``CACHES`` entry: ``LOCATION`` is the cache's name; ``OPTIONS`` the connection options
   (``url`` or ``addr``, ``db``, ``password``, ``tls``, ``require_tls``, ``pool_size``...)
@@ -26,24 +35,24 @@ from __future__ import annotations
 import pickle
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
 
 try:
+    from django_redis.cache import RedisCache
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import ResponseError, WatchError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError:  # pragma: no cover - exercised only without the extra
-    raise MissingExtraError("cache", "kvserver", "kvserver", "redis") from None
+    raise MissingExtraError("cache", "kvserver", "kvserver", "redis, django-redis") from None
+
+from django.core.cache.backends.base import BaseCache
 
 from toolkit_batteries.core.tracing import traced
 
 from ..base import DEFAULT_TIMEOUT, Cache, decode_options
 from ..serializers import REFUSED, serializer_for
-
-if TYPE_CHECKING:
-    from toolkit_batteries.core.adapter import OpenContext
 
 __all__ = ["MAX_WATCH_ATTEMPTS", "KVServerCache", "glob_escape", "release_leases"]
 
@@ -78,6 +87,39 @@ def _server_location(location: str) -> bool:
     return "://" in location
 
 
+class _NamespacedKeys:
+    """What django-redis's client reads of its backend, with keys under the namespace.
+
+    ``DefaultClient`` builds keys with ``backend.key_func(key, key_prefix, version)``; this
+    view prepends the cache's namespace, so ``cache.lock("x")``, ``cache.ttl("x")`` and
+    ``cache.keys("*")`` address the very keys ``cache.set("x", ...)`` wrote.
+    """
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, cache: KVServerCache) -> None:
+        self._cache = cache
+
+    @property
+    def default_timeout(self) -> Any:
+        return self._cache.default_timeout
+
+    @property
+    def key_prefix(self) -> str:
+        return self._cache.key_prefix
+
+    @property
+    def version(self) -> int:
+        return self._cache.version
+
+    def key_func(self, key: Any, key_prefix: str, version: Any) -> str:
+        cache = self._cache
+        return cache.namespace + cache.key_func(key, key_prefix, version)
+
+    def make_key(self, key: Any, version: Any = None) -> str:
+        return self._cache.namespace + self._cache.make_key(key, version)
+
+
 #: Every backend object alive, so a CACHES change can return their leases at once.
 _live: weakref.WeakSet[KVServerCache] = weakref.WeakSet()
 
@@ -106,8 +148,8 @@ def release_leases() -> None:
     "delete_many",
     "clear",
 )
-class KVServerCache(Cache):
-    """A cache whose entries live on a key-value server."""
+class KVServerCache(Cache, RedisCache):
+    """django-redis's ``RedisCache`` with the toolkit's namespace, serializers and TLS rules."""
 
     adapter_name = "kvserver"
 
@@ -133,29 +175,49 @@ class KVServerCache(Cache):
         # The lease goes back when Django drops this object (setting_changed, thread end).
         self._lease = weakref.finalize(self, clients.release, client)
         _live.add(self)
-        self._client = client
+        self._redis = client
         self.namespace = f"toolkit:cache:{self.instance}:"
         self.target = address.describe()
         self._incr = client.register_script(_INCR)
         self._persist = client.register_script(_PERSIST)
-
-    @classmethod
-    def prepare(cls, ctx: OpenContext) -> dict[str, Any]:
-        """Resolve the address (``require_tls`` fails here) and register the client.
-
-        The container's registry then lists the client as borrowed by this instance
-        (``toolkit doctor`` pings it); it is the same process-wide client the Django-held
-        backend leases.
-        """
-        options = ctx.options
-        ctx.pools.kvserver(
-            ctx.service,
-            options,
-            instance=ctx.instance,
-            url=options.url,
-            private=("cache", ctx.instance) if options.dedicated_pool else None,
+        # django-redis's side: its client connects through the shared registry (the very
+        # client above), reads and writes with this cache's serializer, and builds keys
+        # under this cache's namespace, so both APIs see the same entries.
+        RedisCache.__init__(
+            self,
+            address.describe(),
+            {
+                **params,
+                "OPTIONS": {
+                    "CONNECTION_FACTORY": "toolkit_batteries.core.kvclient.SharedConnectionFactory",
+                    "SERIALIZER": "toolkit_batteries.cache.serializers.DjangoRedisSerializer",
+                    "TOOLKIT_CLIENT": client,
+                    "TOOLKIT_SERIALIZER": self._serializer,
+                },
+            },
         )
-        return {}
+
+    @property
+    def client(self) -> Any:
+        """Return django-redis's client (``DefaultClient``) over the shared ``redis.Redis``."""
+        if self._client is None:
+            client = self._client_cls(self._server, self._params, _NamespacedKeys(self))
+            reverse, skip = client.reverse_key, len(self.namespace)
+            client.reverse_key = lambda key: reverse(key[skip:])  # keys() drops the namespace
+            self._client = client
+        return self._client
+
+    def ping(self) -> bool:
+        """Make one round trip to the server (``toolkit doctor``, ``/readyz``)."""
+        try:
+            return bool(self._redis.ping())
+        except _UNREACHABLE as exc:
+            # The display-safe address (no credentials) tells an operator which server.
+            raise ServiceUnavailableError(
+                self.service_name,
+                f"cannot reach the key-value server at {self.target} ({type(exc).__name__})",
+                instance=self.instance,
+            ) from None
 
     def _encode(self, value: Any) -> bytes | int:
         if type(value) is int and value in _INT64:
@@ -194,7 +256,7 @@ class KVServerCache(Cache):
         """Return the value of ``key``, or ``default``."""
         key = self._key(key, version)
         try:
-            raw = self._client.get(key)
+            raw = self._redis.get(key)
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
         if raw is None:
@@ -208,7 +270,7 @@ class KVServerCache(Cache):
         if not made:
             return {}
         try:
-            values = self._client.mget(list(made))
+            values = self._redis.mget(list(made))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
         found = {}
@@ -221,7 +283,7 @@ class KVServerCache(Cache):
         """Tell whether ``key`` exists."""
         key = self._key(key, version)
         try:
-            return bool(self._client.exists(key))
+            return bool(self._redis.exists(key))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -235,11 +297,11 @@ class KVServerCache(Cache):
         ms = self._milliseconds(timeout)
         try:
             if ms is None:
-                self._client.set(key, self._encode(value))
+                self._redis.set(key, self._encode(value))
             elif ms == 0:
-                self._client.delete(key)
+                self._redis.delete(key)
             else:
-                self._client.set(key, self._encode(value), px=ms)
+                self._redis.set(key, self._encode(value), px=ms)
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -251,11 +313,11 @@ class KVServerCache(Cache):
         ms = self._milliseconds(timeout)
         try:
             if ms == 0:  # stored and expired at once: report, keep nothing
-                added = bool(self._client.set(key, b"", nx=True, px=1))
+                added = bool(self._redis.set(key, b"", nx=True, px=1))
                 if added:
-                    self._client.delete(key)
+                    self._redis.delete(key)
                 return added
-            return bool(self._client.set(key, self._encode(value), nx=True, px=ms))
+            return bool(self._redis.set(key, self._encode(value), nx=True, px=ms))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -270,7 +332,7 @@ class KVServerCache(Cache):
             return []
         ms = self._milliseconds(timeout)
         try:
-            pipe = self._client.pipeline(transaction=False)
+            pipe = self._redis.pipeline(transaction=False)
             for key, value in data.items():
                 made = self._key(key, version)
                 if ms == 0:
@@ -290,8 +352,8 @@ class KVServerCache(Cache):
             if ms is None:
                 return bool(self._persist(keys=[key]))
             if ms == 0:
-                return bool(self._client.delete(key))
-            return bool(self._client.pexpire(key, ms))
+                return bool(self._redis.delete(key))
+            return bool(self._redis.pexpire(key, ms))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -312,6 +374,15 @@ class KVServerCache(Cache):
             raise ValueError(f"Key '{made}' not found")
         return value
 
+    def decr(self, key: str, delta: int = 1, version: int | None = None) -> Any:
+        """Subtract ``delta`` atomically (``incr`` of ``-delta``); ValueError if absent."""
+        return self.incr(key, -delta, version)
+
+    # Django's versions of these (through get/set/delete above), not django-redis's.
+    incr_version = BaseCache.incr_version
+    decr_version = BaseCache.decr_version
+    get_or_set = BaseCache.get_or_set
+
     def _incr_pickled(self, key: str, delta: Any) -> Any:
         """Add to a serialized number with an optimistic transaction (WATCH/MULTI).
 
@@ -319,7 +390,7 @@ class KVServerCache(Cache):
         retry; after :data:`MAX_WATCH_ATTEMPTS` lost races the call fails with
         :class:`ServiceUnavailableError` instead of spinning forever.
         """
-        with self._client.pipeline() as pipe:
+        with self._redis.pipeline() as pipe:
             for _ in range(MAX_WATCH_ATTEMPTS):
                 try:
                     pipe.watch(key)
@@ -345,7 +416,7 @@ class KVServerCache(Cache):
         """Remove ``key``; tell whether it existed."""
         key = self._key(key, version)
         try:
-            return bool(self._client.delete(key))
+            return bool(self._redis.delete(key))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -355,7 +426,7 @@ class KVServerCache(Cache):
         if not made:
             return
         try:
-            self._client.delete(*made)
+            self._redis.delete(*made)
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -364,13 +435,13 @@ class KVServerCache(Cache):
         pattern = glob_escape(self.namespace) + "*"
         try:
             batch: list[bytes] = []
-            for found in self._client.scan_iter(match=pattern, count=1000):
+            for found in self._redis.scan_iter(match=pattern, count=1000):
                 batch.append(found)
                 if len(batch) >= _CLEAR_BATCH:
-                    self._client.unlink(*batch)
+                    self._redis.unlink(*batch)
                     batch.clear()
             if batch:
-                self._client.unlink(*batch)
+                self._redis.unlink(*batch)
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
 
@@ -379,7 +450,7 @@ class KVServerCache(Cache):
     def ttl_ms(self, key: str, version: int | None = None) -> int | None:
         """Return the milliseconds ``key`` has left, ``None`` if it never expires or is absent."""
         try:
-            left = self._client.pttl(self._key(key, version))
+            left = self._redis.pttl(self._key(key, version))
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from None
         return left if left >= 0 else None

@@ -30,7 +30,8 @@ examples:
   toolkit add cache                 # memory, the default adapter
   toolkit add cache/redis           # written as "kvserver"; needs django-toolkit[kvserver]
   toolkit add cache --adapter db --force
-  toolkit add sms_gateway --adapter acme_sms     # a plugin"""
+  toolkit add sms_gateway --adapter acme_sms     # a plugin
+  toolkit add search --migrate      # and create its tables (toolkit db migrate)"""
 
 BREADCRUMBS = ["toolkit compile", "toolkit doctor"]
 
@@ -51,7 +52,46 @@ def configure(parser: CommandParser) -> None:
     parser.add_argument(
         "--force", action="store_true", help="replace the adapter of a battery already added"
     )
+    parser.add_argument(
+        "--migrate",
+        action="store_true",
+        help="then create the battery's tables (`toolkit db migrate`) when it has any",
+    )
     add_dry_run(parser)
+
+
+def has_tables(battery: str) -> bool:
+    """Tell whether the battery's app ships migrations (tables ``db migrate`` creates)."""
+    from pathlib import Path
+
+    import toolkit_batteries
+
+    migrations = Path(toolkit_batteries.__file__).parent / battery / "migrations"
+    return migrations.is_dir() and any(migrations.glob("0*.py"))
+
+
+def _migrate(root: object, out: Output) -> None:
+    """Run ``toolkit db migrate`` in the project, in a fresh process (new settings)."""
+    import subprocess
+    import sys
+
+    from ..output import CliError
+
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit_batteries.cli", "db", "migrate"],
+        cwd=str(root),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for line in done.stdout.splitlines():
+        out.line(f"  {line}")
+    if done.returncode != 0:
+        raise CliError(
+            "the settings were edited, but `toolkit db migrate` failed (see its output)",
+            exit_code=done.returncode,
+            hint=(done.stderr.strip().splitlines() or [""])[-1] or None,
+        )
 
 
 def run(args: Namespace, out: Output) -> Result:
@@ -103,5 +143,15 @@ def run(args: Namespace, out: Output) -> Result:
         out.line(f"  {line}")
     if edit.plugin:
         out.line(f"wire it as the comment above it in {shown} says")
-    out.line("next: toolkit compile && toolkit doctor")
+    tables = not edit.plugin and has_tables(edit.battery)
+    data["tables"] = tables
+    if tables and args.migrate:
+        out.line("toolkit db migrate:")
+        _migrate(project.root, out)
+        out.line("next: toolkit compile && toolkit doctor")
+    elif tables:
+        # Its tables do not exist yet: doctor would fail on them until the migration runs.
+        out.line(f"next: toolkit db migrate (creates the {edit.battery} tables) && toolkit doctor")
+    else:
+        out.line("next: toolkit compile && toolkit doctor")
     return Result(data=data, hint=hint)

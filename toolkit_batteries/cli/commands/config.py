@@ -75,10 +75,15 @@ def load_config() -> tuple[Any, str]:
 
 def run_show(args: argparse.Namespace, out: Output) -> Result:
     """Print the redacted configuration."""
-    from toolkit_batteries.core.config_display import UnknownServiceError, render_text, select
+    from toolkit_batteries.core.config_display import (
+        UnknownServiceError,
+        render_text,
+        select,
+        shown_services,
+    )
 
     config, source = load_config()
-    mapping = config.redacted_services()
+    mapping = shown_services(config)
     if not args.service and not mapping.get("plugins"):
         mapping.pop("plugins", None)
     try:

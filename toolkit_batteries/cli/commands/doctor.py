@@ -40,7 +40,8 @@ EPILOG = """\
 examples:
   toolkit doctor
   toolkit doctor --strict
-  toolkit doctor --service cache --service db"""
+  toolkit doctor --service cache --service db
+  toolkit doctor --deploy            # plus the process topology and shared state"""
 
 BREADCRUMBS = ["toolkit config show"]
 
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace, out: Output) -> Result:
         raise UsageError("--timeout must be a positive number of seconds")
     setup = prepare()
     try:
-        _rows, data = check(setup, args.service, args.timeout, out)
+        _rows, data = check(setup, args.service, args.timeout, out, args.deploy)
     finally:
         close_container(setup.container, via_registry=setup.via_registry, warn=out.err)
     failed = data["failed"]
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace, out: Output) -> Result:
 
 
 def check(
-    setup: Setup, wanted: list[str] | None, timeout: float, out: Output
+    setup: Setup, wanted: list[str] | None, timeout: float, out: Output, deploy: bool = False
 ) -> tuple[list[Row], dict[str, Any]]:
     """Run every row through the shared doctor, printing to ``out`` as it goes."""
     from toolkit_batteries.core.doctor import check as run_doctor
@@ -110,6 +111,7 @@ def check(
             out.line,
             progress=out.progress,
             clear=lambda: clear_progress(out),
+            deploy=deploy,
         )
     except DoctorError as exc:
         error = UsageError if exc.exit_code == 2 else CliError

@@ -128,6 +128,8 @@ def _suggest(name: str, schema: Any) -> str:
 
 def _type_text(ref: Any) -> str:
     name = f"enum({', '.join(ref.enum_values)})" if ref.is_inline_enum else ref.name
+    if getattr(ref, "is_list", False):
+        name = f"[{name}]"
     return name + ("?" if ref.optional else "")
 
 
@@ -188,8 +190,10 @@ def describe(schema: Any, module: Any, service: Any, rpc: Any) -> dict[str, Any]
         "column": rpc.pos.col,
         "doc": rpc.doc,
         "transports": transports,
+        # As the view enforces it: a permission check needs a bearer token too.
         "auth": {
-            "required": bool(auth is not None and auth.required),
+            "required": bool(auth is not None and auth.required)
+            or bool(rpc.permission is not None and rpc.permission.check),
             "roles": list(auth.roles) if auth is not None else [],
         },
         "permission": _permission(schema, rpc),
@@ -197,6 +201,28 @@ def describe(schema: Any, module: Any, service: Any, rpc: Any) -> dict[str, Any]
         "paginated": rpc.paginated,
         "params": params,
         "returns": {"type": returns, "kind": kind, "paginated": rpc.paginated},
+        "runs": _runs(schema, module, service, rpc),
+    }
+
+
+def _runs(schema: Any, module: Any, service: Any, rpc: Any) -> dict[str, Any]:
+    """Say what answers the rpc: an ORM CRUD default or the user's handler method.
+
+    ``missed`` explains why an rpc named like a CRUD rpc gets no default (a renamed
+    parameter, say), which is why its route answers 501 until the handler is written.
+    """
+    from toolkit_codegen.backends._django_common import RpcRef, handler_name
+    from toolkit_codegen.drift import crud_status
+
+    handler = f"{service.name}.{handler_name(rpc)}"
+    if rpc.http is None:
+        return {"kind": "handler", "handler": handler, "crud": None, "missed": ""}
+    status = crud_status(schema, RpcRef(module, service, rpc))
+    return {
+        "kind": "crud" if status.kind else "handler",
+        "handler": handler,
+        "crud": status.kind or None,
+        "missed": status.missed,
     }
 
 
@@ -243,6 +269,16 @@ def render(facts: dict[str, Any]) -> list[str]:
     returns = facts["returns"]
     page = " (a page of them)" if returns["paginated"] else ""
     lines.append(f"  returns:    {returns['type']} ({returns['kind']}){page}")
+    runs = facts.get("runs") or {}
+    handler = f"handlers.py {runs.get('handler', '')}"
+    if runs.get("kind") == "crud":
+        lines.append(
+            f"  runs:       the ORM CRUD default ({runs['crud']}) unless {handler} is defined"
+        )
+    elif runs.get("missed"):
+        lines.append(f"  runs:       {handler} (no CRUD default: {runs['missed']})")
+    elif runs:
+        lines.append(f"  runs:       {handler}")
     return lines
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from argparse import Namespace
 from typing import Any
 
+from toolkit_batteries.core.argtypes import positive_int
+
 from ..output import InvalidInputError, Output, Result, UsageError
 from ..parser import CommandParser, add_dry_run
 
@@ -30,11 +32,16 @@ Generate code into the current project (the directory holding manage.py, or abov
   entity <module> <Entity> --field name:type ... [--crud]
                                     append an entity to the module's schema file
                                     (--crud: and a service with its five CRUD rpcs)
-  job <app> <Name> [--queue Q]      append a @job function to <app>/jobs.py
-  schedule <app> <Name> --cron "<m h dom mon dow>" --dispatch <job>
-                                    append a Schedule to <app>/schedules.py
+  job <module> <Name> [--queue Q] [--param name:type ...]
+                                    declare `job Name(...)` in the schema module
+                                    (app: schema/app.toolkit); compile writes its stub
+  schedule <module> <Name> --cron "<m h dom mon dow>" --dispatch <Job>
+                                    declare `schedule Name { cron, dispatch }`
   server                            gunicorn.conf.py (used by `toolkit serve`)
   worker                            Procfile (web, worker, scheduler) and <app>/jobs.py
+  deploy [--web-workers N] [--queue-workers N] [--container]
+                                    Procfile and systemd units of every process, each
+                                    with its readiness and shutdown (docs/deploy.md)
   seed [--app APP]                  <app>/seeds.py (run by `toolkit db seed`)
   tinker                            tinker.py (loaded by `toolkit tinker`)
   adapter <battery> <name>          adapters/<battery>/<name>.py, an adapter skeleton
@@ -46,8 +53,8 @@ examples:
   toolkit generate module billing
   toolkit generate entity billing Invoice --field number:string --field total:int64
   toolkit generate entity app Task --field title:string --field done:bool --crud
-  toolkit generate job api NightlyReport --queue reports
-  toolkit generate schedule api Nightly --cron "0 3 * * *" --dispatch nightly_report
+  toolkit generate job app NightlyReport --queue reports --param day:date
+  toolkit generate schedule app Nightly --cron "0 3 * * *" --dispatch 'NightlyReport("today")'
   toolkit generate adapter cache acme --field endpoint:str"""
 
 BREADCRUMBS = ["toolkit check", "toolkit compile"]
@@ -59,6 +66,7 @@ SUBCOMMANDS = (
     "schedule",
     "server",
     "worker",
+    "deploy",
     "seed",
     "tinker",
     "adapter",
@@ -66,7 +74,7 @@ SUBCOMMANDS = (
 
 
 def configure(parser: CommandParser) -> None:
-    """Add the nine subcommands and their flags."""
+    """Add the ten subcommands and their flags."""
     sub = parser.add_subparsers(dest="subcommand", metavar="<subcommand>")
 
     p = sub.add_parser("module", help="create schema/<name>/<name>.toolkit")
@@ -93,19 +101,30 @@ def configure(parser: CommandParser) -> None:
     add_dry_run(p)
     p.set_defaults(handler=_entity)
 
-    p = sub.add_parser("job", help="append a @job function to <app>/jobs.py")
-    p.add_argument("app", help="the project app (a directory with __init__.py), e.g. api")
+    p = sub.add_parser("job", help="declare a job in a schema module (compile writes its stub)")
+    p.add_argument(
+        "module", help="schema module: app (schema/app.toolkit; also the codegen app, api) or one"
+    )
     p.add_argument("name", help="job name (NightlyReport or nightly_report)")
-    p.add_argument("--queue", default="default", help="queue the job runs on (an identifier)")
+    p.add_argument("--queue", default=None, help="queue the job runs on (default: default)")
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME:TYPE",
+        help="a parameter, repeatable; the entity field types (a trailing ? makes it optional)",
+    )
     add_dry_run(p)
     p.set_defaults(handler=_job)
 
-    p = sub.add_parser("schedule", help="append a cron Schedule to <app>/schedules.py")
-    p.add_argument("app", help="the project app whose jobs.py holds the job")
-    p.add_argument("name", help="schedule name (NightlyReport)")
+    p = sub.add_parser("schedule", help="declare a cron schedule in a schema module")
+    p.add_argument("module", help="schema module: app (or the codegen app, api) or one")
+    p.add_argument("name", help="schedule name (Nightly)")
     p.add_argument("--cron", required=True, help='five-field cron expression, e.g. "0 3 * * *"')
     p.add_argument(
-        "--dispatch", required=True, metavar="JOB", help="the job in <app>/jobs.py to dispatch"
+        "--dispatch",
+        required=True,
+        metavar="JOB",
+        help='the declared job to dispatch: a name, or a call with literal arguments ("Job(1)")',
     )
     add_dry_run(p)
     p.set_defaults(handler=_schedule)
@@ -119,6 +138,28 @@ def configure(parser: CommandParser) -> None:
     p.add_argument("--force", action="store_true", help="overwrite an existing Procfile")
     add_dry_run(p)
     p.set_defaults(handler=_worker)
+
+    p = sub.add_parser(
+        "deploy", help="write the process definitions: Procfile and systemd units (docs/deploy.md)"
+    )
+    p.add_argument(
+        "--web-workers", type=positive_int, default=2, metavar="N", help="gunicorn workers (2)"
+    )
+    p.add_argument(
+        "--queue-workers", type=positive_int, default=2, metavar="N", help="queue workers (2)"
+    )
+    p.add_argument(
+        "--dir", default=None, help="where the project lives on the server (/srv/<package>)"
+    )
+    p.add_argument("--user", default=None, help="the system user of the units (<package>)")
+    p.add_argument(
+        "--container",
+        action="store_true",
+        help="also write a Containerfile that installs from wheels/ only (fetches nothing)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite existing files")
+    add_dry_run(p)
+    p.set_defaults(handler=_deploy)
 
     p = sub.add_parser("seed", help="write <app>/seeds.py (run by `toolkit db seed`)")
     p.add_argument(
@@ -154,7 +195,7 @@ def configure(parser: CommandParser) -> None:
 
 
 def run(args: Namespace, out: Output) -> Result:
-    """Run without a subcommand: a usage error listing the nine."""
+    """Run without a subcommand: a usage error listing the ten."""
     raise UsageError(f"missing subcommand (want: {', '.join(SUBCOMMANDS)})")
 
 
@@ -280,108 +321,99 @@ def _with_crud_service(schema_dir: Any, result: Any, entity: str) -> Any:
 # ---------------------------------------------------------------------- jobs
 
 
-def _job(args: Namespace, out: Output) -> Result:
-    from ..scaffold import templates
+def _schema_module(project: Project, name: str) -> str:
+    """Map the positional to a schema module: the codegen app (``api``) is the root one."""
+    from ..scaffold.project_info import codegen_app
+
+    return "app" if name == codegen_app(project) else name
+
+
+def _write_block(
+    args: Namespace, out: Output, sub: str, result: Any, data: dict[str, Any], note: str
+) -> Result:
+    """Refuse a schema that would not compile; else print (dry run) or append the block."""
     from ..scaffold.files import Plan
-    from ..scaffold.names import check_identifier, snake_case
-    from ..scaffold.project_info import app_dir
-    from ..scaffold.pyedit import ensure_from_import, parse_python, top_level_names
+
+    for line in result.diagnostics:
+        out.err(line)
+    if not result.ok:
+        raise InvalidInputError(
+            f"the schema would not compile with {sub} {data[sub]}; nothing was written",
+            data={"diagnostics": result.diagnostics},
+        )
+    plan = Plan(_project(sub).root)
+    plan.add(result.path, result.text, "create" if result.created else "append")
+    if args.dry_run:
+        for line in result.block.splitlines():
+            out.line(f"  {line}")
+    return _finish(out, plan, args, data, [] if args.dry_run else [note])
+
+
+def _job(args: Namespace, out: Output) -> Result:
+    """Append ``job Name(params) { queue: q }`` to a schema module; compile writes the stub."""
+    from toolkit_codegen.nodes import SCALAR_ALIASES, SCALARS
+
+    from ..scaffold.names import SCHEMA_RESERVED, check_identifier, parse_fields, pascal_case
+    from ..scaffold.schema_edit import plan_block, render_job
 
     check_identifier(args.name, "job name")
-    function = check_identifier(snake_case(args.name), "job function name")
-    check_identifier(args.queue, "queue name")
+    name = pascal_case(args.name) if "_" in args.name or args.name.islower() else args.name
+    queue = check_identifier(args.queue, "queue name") if args.queue else None
+    params = parse_fields(args.param, SCALARS, aliases=SCALAR_ALIASES, reserved=SCHEMA_RESERVED)
     project = _project("job")
-    path = app_dir(project, args.app) / "jobs.py"
-    shown = f"{args.app}/jobs.py"
-    block = templates.job_block(function, args.name, args.queue)
-    if path.is_file():
-        text = path.read_text(encoding="utf-8")
-        names = top_level_names(parse_python(text, shown))
-        if function in names:
-            raise InvalidInputError(f"{shown} already defines {function!r}; nothing was written")
-        text = ensure_from_import(text, "toolkit_batteries.queue.jobs", "job")
-        text = text.rstrip("\n") + "\n" + block
-        action = "append"
-    else:
-        text = templates.jobs_header(args.app) + block
-        action = "create"
-    parse_python(text, shown)
-    plan = Plan(project.root)
-    plan.add(path, text, action)  # type: ignore[arg-type]
-    return _finish(
-        out,
-        plan,
-        args,
-        {"app": args.app, "job": function, "queue": args.queue},
-        [] if args.dry_run else [f"next: fill in {function}() in {shown}; toolkit queue:work"],
+    module = _schema_module(project, args.module)
+    block = render_job(name, params, None if queue == "default" else queue)
+    result = plan_block(project.schema_dir, module, name, block, "job")
+    data = {
+        "module": module,
+        "job": name,
+        "queue": queue or "default",
+        "params": [{"name": p.name, "type": p.text} for p in params],
+    }
+    return _write_block(
+        args, out, "job", result, data, "next: toolkit compile (writes its stub into jobs.py)"
     )
 
 
 def _schedule(args: Namespace, out: Output) -> Result:
-    import ast
+    """Append ``schedule Name { cron, dispatch }`` to a schema module, checked by the compiler."""
+    from toolkit_codegen import load_sources
 
-    from ..scaffold import templates
     from ..scaffold.cron import check_cron
-    from ..scaffold.files import Plan
-    from ..scaffold.names import check_identifier, snake_case
-    from ..scaffold.project_info import app_dir
-    from ..scaffold.pyedit import ensure_from_import, find_assign, insert_lines, parse_python
+    from ..scaffold.names import check_identifier, pascal_case
+    from ..scaffold.schema_edit import plan_block, read_schema, render_schedule
 
     check_identifier(args.name, "schedule name")
+    name = pascal_case(args.name) if "_" in args.name or args.name.islower() else args.name
     cron = check_cron(args.cron)
-    function = check_identifier(snake_case(args.dispatch), "job name")
+    dispatch = args.dispatch.strip()
+    head = dispatch.partition("(")[0].strip()
+    check_identifier(head, "job name")
+    job_name = pascal_case(head) if "_" in head or head.islower() else head
     project = _project("schedule")
-    directory = app_dir(project, args.app)
-    jobs = directory / "jobs.py"
-    jobs_shown = f"{args.app}/jobs.py"
-    if not jobs.is_file():
+    declared = load_sources(read_schema(project.schema_dir)).schema.job(job_name)
+    if declared is None:
         raise InvalidInputError(
-            f"no {jobs_shown}: the schedule's job must exist first",
-            hint=f"toolkit generate job {args.app} {args.dispatch}",
+            f"no job {job_name!r} in the schema: a schedule dispatches a declared job",
+            hint=f"toolkit generate job {args.module} {job_name}",
         )
-    tree = parse_python(jobs.read_text(encoding="utf-8"), jobs_shown)
-    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    if function not in defs:
-        known = ", ".join(sorted(defs)) or "none"
+    call = dispatch.replace(head, job_name, 1) if "(" in dispatch else f"{job_name}()"
+    if "(" not in dispatch and any(not p.type.optional for p in declared.params):
         raise InvalidInputError(
-            f"no job {function!r} in {jobs_shown} (functions: {known})",
-            hint=f"toolkit generate job {args.app} {args.dispatch}",
+            f"job {job_name!r} takes required parameters: give them, e.g. "
+            f"--dispatch '{job_name}(\"value\", 3)'"
         )
-    params = defs[function].args
-    required = len(params.posonlyargs) + len(params.args) - len(params.defaults)
-    required += sum(1 for d in params.kw_defaults if d is None)
-    if required:
-        raise InvalidInputError(
-            f"job {function!r} takes required parameters; a schedule dispatches it with none"
-        )
-    path = directory / "schedules.py"
-    shown = f"{args.app}/schedules.py"
-    if path.is_file():
-        text = path.read_text(encoding="utf-8")
-        current = find_assign(parse_python(text, shown), "SCHEDULES")
-        if not isinstance(current, ast.List):
-            raise InvalidInputError(f"{shown} has no SCHEDULES = [...] list to append to")
-        for item in current.elts:
-            first = item.args[0] if isinstance(item, ast.Call) and item.args else None
-            if isinstance(first, ast.Constant) and first.value == args.name:
-                raise InvalidInputError(f"{shown} already has a schedule named {args.name!r}")
-        text = ensure_from_import(text, "toolkit_batteries.scheduler", "Schedule")
-        text = ensure_from_import(text, "jobs", function, level=1)
-        current = find_assign(parse_python(text, shown), "SCHEDULES")
-        text = insert_lines(text, current, [templates.schedule_line(args.name, cron, function)])  # type: ignore[arg-type]
-        action = "append"
-    else:
-        text = templates.schedules_module(args.app, args.name, cron, function)
-        action = "create"
-    parse_python(text, shown)
-    plan = Plan(project.root)
-    plan.add(path, text, action)  # type: ignore[arg-type]
-    return _finish(
-        out,
-        plan,
+    module = _schema_module(project, args.module)
+    block = render_schedule(name, cron, call)
+    result = plan_block(project.schema_dir, module, name, block, "schedule")
+    data = {"module": module, "schedule": name, "cron": cron, "job": job_name}
+    return _write_block(
         args,
-        {"app": args.app, "schedule": args.name, "cron": cron, "job": function},
-        [] if args.dry_run else ["next: toolkit schedule:run"],
+        out,
+        "schedule",
+        result,
+        data,
+        "next: toolkit compile (writes generated/schedules.py) && toolkit schedule:run",
     )
 
 
@@ -453,6 +485,51 @@ def _worker(args: Namespace, out: Output) -> Result:
     elif jobs.exists():
         notes.append(f"kept {app}/jobs.py (it exists)")
     return _finish(out, plan, args, {"app": app}, notes)
+
+
+def _deploy(args: Namespace, out: Output) -> Result:
+    """Write the Procfile and systemd units of the processes; ``--dry-run`` prints them."""
+    from ..scaffold import deploy
+    from ..scaffold.files import Plan, refuse_existing
+    from ..scaffold.project_info import package_of, settings_file
+
+    project = _project("deploy")
+    package = package_of(project)
+    batteries = deploy.installed_batteries(settings_file(project).read_text(encoding="utf-8"))
+    found = deploy.processes(batteries, args.web_workers, args.queue_workers)
+    directory = args.dir or f"/srv/{package}"
+    files = {"Procfile": deploy.procfile(found)}
+    for process in found:
+        name = f"{package}-{process.name}{'@' if process.template else ''}.service"
+        files[f"deploy/systemd/{name}"] = deploy.systemd_unit(
+            process, package, directory, args.user or package
+        )
+    if args.container:
+        files["Containerfile"] = deploy.container_file(package)
+    plan = Plan(project.root)
+    for rel, text in files.items():
+        refuse_existing(project.root / rel, rel, args.force)
+        plan.add(project.root / rel, text)
+    if args.dry_run:
+        for rel, text in files.items():
+            out.line(f"--- {rel}")
+            for line in text.rstrip("\n").splitlines():
+                out.line(line)
+    notes = (
+        []
+        if args.dry_run
+        else [
+            "next: set WEB_CONCURRENCY and move shared state off memory "
+            "(toolkit doctor --deploy lists it; docs/deploy.md)"
+        ]
+    )
+    data = {
+        "processes": [
+            {"name": p.name, "command": p.command, "count": p.count, "grace_seconds": p.grace}
+            for p in found
+        ]
+    }
+    return _finish(out, plan, args, data, notes)
 
 
 def _seed(args: Namespace, out: Output) -> Result:

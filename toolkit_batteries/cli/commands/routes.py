@@ -21,8 +21,15 @@ from toolkit_batteries.cli.schema_files import (
 
 DESCRIPTION = """\
 List the HTTP routes of the schema: one line per rpc with an `http:` binding,
-`METHOD path -> Module.Service.Rpc` (the module of files right under schema/ is
-`(root)`), sorted by path, then method. Rpcs without `http:` have no route.
+`METHOD path -> Module.Service.Rpc  auth: ...` (the module of files right under
+schema/ is `(root)`), sorted by path, then method. The auth column is what the route
+enforces: `none`, `required`, its roles, and the action of a `permission: check`
+(which needs a bearer token too). Rpcs without `http:` have no route.
+
+Inside a project with no PATH, every other URL the project serves follows, from Django's
+URL resolver (`* /api/login -> accounts.views.LoginView`), and each line ends with its
+origin: [schema], [project] (hand-written), [toolkit] (a battery's view), [django]
+(the admin, one row) or [library].
 """
 EPILOG = """\
 examples:
@@ -41,11 +48,13 @@ def configure(parser: CommandParser) -> None:
 
 def collect(schema: Any) -> list[dict[str, Any]]:
     """Return one row per HTTP rpc, sorted by path then method."""
+    from toolkit_codegen.nodes import enforced_access
+
     rows = []
     for module, service, rpc in iter_rpcs(schema):
         if rpc.http is None:
             continue
-        auth = rpc.auth
+        access = enforced_access(rpc)
         rows.append(
             {
                 "method": rpc.http.method,
@@ -53,8 +62,10 @@ def collect(schema: Any) -> list[dict[str, Any]]:
                 "module": module_label(module),
                 "service": service.name,
                 "rpc": rpc.name,
-                "auth": "required" if auth is not None and auth.required else "none",
-                "roles": list(auth.roles) if auth is not None else [],
+                # As enforced: a permission check authenticates even without auth:.
+                "auth": access["auth"],
+                "roles": access["roles"],
+                "permission": access["permission"],
                 "paginated": rpc.paginated,
                 "file": rpc.pos.file,
                 "line": rpc.pos.line,
@@ -64,12 +75,67 @@ def collect(schema: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _target(row: dict[str, Any]) -> str:
+    if row.get("origin", "schema") == "schema":
+        return f"{row['module']}.{row['service']}.{row['rpc']}"
+    return str(row["view"])
+
+
+def _access(row: dict[str, Any]) -> str:
+    text = str(row["auth"])
+    if row["roles"]:
+        text += f" (roles: {', '.join(row['roles'])})"
+    if row["permission"]:
+        text += f", permission: {row['permission']}"
+    return text
+
+
+def _served(out: Output) -> list[dict[str, Any]] | None:
+    """Inside a project with no PATH: every URL Django serves beyond the schema's, or None.
+
+    A project whose settings do not load (production without its variables) still gets
+    the schema's routes, with a note saying why the rest is missing.
+    """
+    from ..project import find_project, setup_django
+    from ..scaffold.project_info import codegen_app
+    from ..url_origins import project_urls
+
+    project = find_project()
+    if project is None:
+        return None
+    try:
+        setup_django(project)
+        rows = project_urls(project.root, codegen_app(project))
+    except Exception as exc:  # a settings error of any kind: list the schema's routes anyway
+        from toolkit_batteries.core.redaction import redact_string
+
+        out.err(f"note: the project's URLs are not listed: {redact_string(str(exc))[:200]}")
+        return None
+    return [row for row in rows if row["origin"] != "schema"]
+
+
 def run(args: Namespace, out: Output) -> Result:
     """Print the routes; data is the list of route objects."""
     result = load_schema(args.files, out)
     rows = collect(result.schema)
-    for row in rows:
-        out.line(f"{row['method']} {row['path']} -> {row['module']}.{row['service']}.{row['rpc']}")
+    served = None if args.files else _served(out)
+    if served is not None:
+        for row in rows:
+            row["origin"] = "schema"
+        rows += served
+        width = max((len(f"{r['method']} {r['path']} -> {_target(r)}") for r in rows), default=0)
+        for row in rows:
+            text = f"{row['method']} {row['path']} -> {_target(row)}".ljust(width)
+            auth = f"  auth: {_access(row)}" if row["origin"] == "schema" else ""
+            out.line(f"{text}  [{row['origin']}]{auth}")
+        return Result(data=rows)
+    lines = [
+        (f"{row['method']} {row['path']} -> {row['module']}.{row['service']}.{row['rpc']}", row)
+        for row in rows
+    ]
+    width = max((len(text) for text, _ in lines), default=0)
+    for text, row in lines:
+        out.line(f"{text.ljust(width)}  auth: {_access(row)}")
     if not rows:
         out.line("no HTTP routes (no rpc has an http: binding)")
     return Result(data=rows)

@@ -1,4 +1,4 @@
-"""Schema files for ``generate module`` and ``generate entity``, validated before writing.
+"""Schema files for ``generate module/entity/job/schedule``, validated before writing.
 
 In the schema language the directory is the module (docs/schema-language.md): module
 ``billing`` is every file under ``schema/billing/``, and ``schema/app.toolkit`` is the root
@@ -26,9 +26,12 @@ __all__ = [
     "check_module_name",
     "module_file",
     "module_stub",
+    "plan_block",
     "plan_entity",
     "read_schema",
     "render_entity",
+    "render_job",
+    "render_schedule",
     "seed_model",
 ]
 
@@ -133,6 +136,62 @@ def plan_entity(schema_dir: Path, module: str, name: str, fields: list[FieldSpec
     path = module_file(schema_dir, module)
     rel = path.relative_to(schema_dir).as_posix()
     block = render_entity(name, fields)
+    old = sources.get(rel)
+    if old is None:
+        text = block
+    else:
+        text = (old if old.endswith("\n") or not old else old + "\n") + ("\n" if old else "")
+        text += block
+    sources[rel] = text
+    after = load_sources(sources)
+    shown = [_shown(d) for d in after.diagnostics]
+    return EntityPlan(path, text, block, old is None, shown, after.ok)
+
+
+def render_job(name: str, params: list[FieldSpec], queue: str | None) -> str:
+    """Return ``job Name(params) { queue: q }`` (no block when the queue is the default)."""
+    signature = ", ".join(f"{p.name}: {p.text}" for p in params)
+    head = f"job {name}({signature})"
+    if queue is None:
+        return head + "\n"
+    return f"{head} {{\n  queue: {queue}\n}}\n"
+
+
+def render_schedule(name: str, cron: str, dispatch: str) -> str:
+    """Return ``schedule Name { cron: "..."  dispatch: Job(...) }``."""
+    return f'schedule {name} {{\n  cron: "{cron}"\n  dispatch: {dispatch}\n}}\n'
+
+
+def plan_block(schema_dir: Path, module: str, name: str, block: str, kind: str) -> EntityPlan:
+    """Return the module file with ``block`` (a ``kind`` declaration) appended, checked.
+
+    The same rules as :func:`plan_entity`: an unknown module or a taken name raise exit 3
+    at once; a schema that would not compile comes back with ``ok`` false.
+    """
+    from toolkit_codegen import load_sources
+
+    check_pascal(name, f"{kind} name")
+    if name.lower() in SCHEMA_RESERVED:
+        raise InvalidInputError(f"invalid {kind} name {name!r}: it is a reserved word")
+    sources = read_schema(schema_dir)
+    if module not in ROOT_MODULE_NAMES:
+        check_module_name(module)
+        if not (schema_dir / module).is_dir():
+            raise InvalidInputError(
+                f"no module {module!r} (schema/{module}/ does not exist)",
+                hint=f"create it with `toolkit generate module {module}`, or use app "
+                "(schema/app.toolkit)",
+            )
+    before = load_sources(sources).schema
+    taken = before.module_of(name)
+    if taken is None and kind == "schedule":
+        taken = next((m for m in before.modules if any(x.name == name for x in m.schedules)), None)
+    if taken is not None:
+        raise InvalidInputError(
+            f"the name {name!r} is already declared (module {taken.label}); names are global"
+        )
+    path = module_file(schema_dir, module)
+    rel = path.relative_to(schema_dir).as_posix()
     old = sources.get(rel)
     if old is None:
         text = block

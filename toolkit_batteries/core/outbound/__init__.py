@@ -57,19 +57,49 @@ class OutboundBlockedError(ConfigurationError):
     code = "outbound_blocked"
 
 
+#: IPv6 prefixes whose low 32 bits carry an IPv4 address a gateway or a host stack
+#: turns into an IPv4 connection: NAT64's well-known prefix (RFC 6052), IPv4-compatible
+#: (deprecated, RFC 4291) and SIIT's IPv4-translated (RFC 2765).
+_EMBEDS_LOW_32 = (
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("::/96"),
+    ipaddress.IPv6Network("::ffff:0:0:0/96"),
+)
+#: Local-use NAT64 (RFC 8215): an operator's own translator, never a public address.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """Return the IPv4 address ``ip`` carries (mapped, NAT64, 6to4, compatible), if any."""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if any(ip in network for network in _EMBEDS_LOW_32):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def is_public(address: Any) -> bool:
     """Tell whether an IP address (text or ``ipaddress`` object) is globally routable.
 
-    IPv4-mapped IPv6 (``::ffff:10.0.0.1``) is judged as the IPv4 address it carries; a
-    zone suffix (``fe80::1%eth0``) is ignored; multicast is never public. Raises
-    ``ValueError`` for text that is not an IP address.
+    An IPv6 address that carries an IPv4 address (IPv4-mapped ``::ffff:10.0.0.1``, NAT64
+    ``64:ff9b::10.0.0.1``, 6to4 ``2002:0a00:0001::``, IPv4-compatible ``::10.0.0.1``,
+    IPv4-translated ``::ffff:0:10.0.0.1``) is judged as the IPv4 address it carries, since
+    a translator or the host's stack connects there; local-use NAT64 (``64:ff9b:1::/48``)
+    is never public. A zone suffix (``fe80::1%eth0``) is ignored; multicast is never
+    public. Raises ``ValueError`` for text that is not an IP address.
     """
     if isinstance(address, (ipaddress.IPv4Address, ipaddress.IPv6Address)):
         ip = address
     else:
         ip = ipaddress.ip_address(str(address).split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _LOCAL_NAT64:
+            return False
+        carried = embedded_ipv4(ip)
+        if carried is not None:
+            ip = carried
     return ip.is_global and not ip.is_multicast
 
 

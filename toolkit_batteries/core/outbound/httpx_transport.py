@@ -15,12 +15,23 @@ would be dialed instead of the target, bypassing the check)::
                           follow_redirects=False, trust_env=False)
 
 Plain ``http://`` URLs are refused (``OutboundBlockedError``) unless ``allow_insecure``.
+
+httpx times each network operation, not a request: a peer answering one byte per
+read keeps a call alive indefinitely. :func:`deadline` bounds every operation of the
+calls made inside it by one shared deadline (connect, TLS, each write, each read)::
+
+    with deadline(2.0):
+        client.post(url, content=body)      # httpx.TimeoutException once 2 s have passed
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ssl
+import time
 import typing
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -28,9 +39,64 @@ import certifi
 import httpcore
 import httpx
 
-from . import OutboundBlockedError, is_public, resolve_public
+from . import OutboundBlockedError, is_public, log_redaction, resolve_public
 
-__all__ = ["AsyncGuardedTransport", "GuardedBackend", "GuardedTransport"]
+__all__ = ["AsyncGuardedTransport", "GuardedBackend", "GuardedTransport", "deadline"]
+
+#: The monotonic time by which the current call's network operations must end.
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "toolkit_outbound_deadline", default=None
+)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Bound every network operation of sync calls made inside to ``seconds`` from now."""
+    token = _DEADLINE.set(time.monotonic() + float(seconds))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _bounded(timeout: float | None, error: type[Exception]) -> float | None:
+    """Return ``timeout`` cut to what is left of the deadline; raise ``error`` past it."""
+    end = _DEADLINE.get()
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise error("the call's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every operation honours :func:`deadline` (if one is set)."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, bounded))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
 
 #: httpcore's errors -> httpx's (most specific first), as ``httpx.HTTPTransport`` maps them.
 _ERRORS: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
@@ -106,9 +172,14 @@ class GuardedBackend(httpcore.SyncBackend):
         error: Exception | None = None
         for info in infos:
             try:  # a literal address: the base class does no DNS lookup
-                return super().connect_tcp(
-                    str(info[4][0]), port, timeout, local_address, socket_options
+                stream = super().connect_tcp(
+                    str(info[4][0]),
+                    port,
+                    _bounded(timeout, httpcore.ConnectTimeout),
+                    local_address,
+                    socket_options,
                 )
+                return _DeadlineStream(stream)
             except httpcore.ConnectError as exc:
                 error = exc
         raise error or httpcore.ConnectError("no address to connect to")
@@ -208,6 +279,7 @@ class GuardedTransport(httpx.BaseTransport):
     ) -> None:
         self.allow_private = allow_private
         self.allow_insecure = allow_insecure
+        log_redaction.install()  # httpx logs every request's URL, query included
         self._pool = httpcore.ConnectionPool(
             ssl_context=_ssl_context(ssl_context),
             network_backend=GuardedBackend(allow_private=allow_private),
@@ -250,6 +322,7 @@ class AsyncGuardedTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self.allow_private = allow_private
         self.allow_insecure = allow_insecure
+        log_redaction.install()  # httpx logs every request's URL, query included
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=_ssl_context(ssl_context),
             network_backend=AsyncGuardedBackend(allow_private=allow_private),

@@ -21,7 +21,7 @@ import urllib3.connectionpool
 import urllib3.exceptions
 import urllib3.util.connection
 
-from . import resolve_public
+from . import log_redaction, resolve_public
 
 __all__ = ["GuardedHTTPAdapter", "guarded_session"]
 
@@ -63,6 +63,7 @@ class GuardedHTTPAdapter(requests.adapters.HTTPAdapter):
 
     def __init__(self, *, allow_private: bool, **kwargs: Any) -> None:
         self._allow_private = allow_private
+        log_redaction.install()  # urllib3 logs every request's path, query included
         kwargs.setdefault("max_retries", 0)
         super().__init__(**kwargs)
 

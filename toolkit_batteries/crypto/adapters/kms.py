@@ -7,8 +7,9 @@ right shape). ``key_id`` is required; it encrypts and signs. ``key_ids`` lists r
 key ids that still decrypt and verify during a rotation; a token naming any other key id
 is refused before the KMS is called.
 
-* ``use_envelope: false``: the KMS encrypts each message itself (``Encrypt``, at most
-  4 KiB of plaintext); ``aad`` travels as the encryption context.
+* ``use_envelope: false``: the KMS encrypts each message itself (``Encrypt``, 1 byte to
+  4 KiB of plaintext: other sizes raise ``ValueError`` before any call); ``aad`` travels
+  as the encryption context.
 * ``use_envelope: true``: the KMS makes a fresh data key per message
   (``GenerateDataKey``); the message is sealed locally with AES-256-GCM and the wrapped
   data key is stored beside it. There is no size limit and one KMS call per operation.
@@ -59,6 +60,8 @@ __all__ = ["PREFIX", "KMSCrypto"]
 PREFIX = "kms1."
 _DIRECT, _ENVELOPE, _SIGNATURE = 1, 2, 3
 _NONCE = 12
+#: What KMS ``Encrypt`` accepts (bytes of plaintext); larger or empty messages need envelopes.
+DIRECT_MAX_BYTES = 4096
 _MAC_ALGORITHM = "HMAC_SHA_256"
 
 
@@ -111,6 +114,12 @@ class KMSCrypto(Crypto):
         """Encrypt under ``key_id``, directly or with a fresh data key (``use_envelope``)."""
         data, extra = as_bytes(plaintext, "plaintext"), as_bytes(aad, "aad")
         if not self.use_envelope:
+            if not 1 <= len(data) <= DIRECT_MAX_BYTES:
+                # KMS refuses these with a validation error; say so before the call.
+                raise ValueError(
+                    f"crypto.{self.instance}: direct KMS encryption takes 1 to "
+                    f"{DIRECT_MAX_BYTES} bytes of plaintext; set use_envelope for other sizes"
+                )
             blob = self.client.encrypt(KeyId=self.key_id, Plaintext=data, **_context(extra))[
                 "CiphertextBlob"
             ]

@@ -16,12 +16,15 @@ render is bounded by ``timeout`` (the process group is killed) and the directory
 the primitives that hide commands are refused before anything runs, unless
 ``latex_allow_unsafe_source`` (trusted sources only; logged at open).
 
-**Sandbox** (``latex_sandbox``): ``required`` runs the compiler under bubblewrap
-(``bwrap``: Debian's ``bubblewrap``) with every namespace unshared (no network), the TeX
-installation read-only (``/usr``, ``/etc/texmf``, ``/var/lib/texmf``) and only the
-render's directory writable, and fails the open when ``bwrap`` cannot sandbox on this
-machine; ``auto`` (default) does the same when ``bwrap`` works and otherwise runs
-unsandboxed, logging a warning once; ``off`` never sandboxes.
+**Sandbox** (``latex_sandbox``, :mod:`..sandbox`): ``required`` runs the compiler under
+bubblewrap (``bwrap``: Debian's ``bubblewrap``) with every namespace unshared (no
+network), only the TeX tree kpathsea reports, the compiler's own libraries and the system
+fonts read-only, and the render's directory writable; it fails the open with a clear
+``InvalidOptionsError`` when ``bwrap`` cannot sandbox the compiler on this machine.
+``auto`` (default) is ``required`` outside development; in development (``TOOLKIT_ENV``
+``dev``, ``test`` or ``development``) it sandboxes when ``bwrap`` works and otherwise runs
+unsandboxed, logging a warning. ``off`` never sandboxes (logged at open outside
+development). Never a silent fallback.
 """
 
 from __future__ import annotations
@@ -31,19 +34,19 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
+from toolkit_batteries.auth.policy import development_switch
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
 
 from ..base import Document, RenderFailedError
-from ..latexscan import scan
+from ..latexscan import scan, scan_assets
 from ..process import run_bounded
+from ..sandbox import sandbox_args, sandbox_problem
 
 __all__ = ["DEFAULT_RUNS", "LatexDocument", "sandbox_problem"]
 
@@ -52,8 +55,6 @@ logger = logging.getLogger("toolkit.document")
 #: Compiler passes when ``latex_runs`` is 0, and the most accepted.
 DEFAULT_RUNS = 3
 MAX_RUNS = 10
-#: Paths the sandbox binds read-only (missing ones are skipped).
-SANDBOX_READ_ONLY = ("/usr", "/etc/texmf", "/var/lib/texmf", "/etc/ld.so.cache")
 FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error")
 
 _RERUN = re.compile(
@@ -61,55 +62,6 @@ _RERUN = re.compile(
     r"\(rerunfilecheck\)\s+Rerun"
 )
 _PAGES = re.compile(r"Output written on \S+ \((\d+) pages?")
-_probe_lock = threading.Lock()
-_probed: dict[str, str] = {}
-
-
-def _sandbox_args(work: Path, program: str) -> list[str]:
-    """Return the bwrap arguments that sandbox ``program`` with ``work`` as ``/work``."""
-    args = ["--unshare-all", "--die-with-parent", "--new-session"]
-    for path in SANDBOX_READ_ONLY:
-        args += ["--ro-bind-try", path, path]
-    real = os.path.realpath(program)
-    if not real.startswith("/usr/"):
-        home = str(Path(real).parent.parent)
-        args += ["--ro-bind", home, home]
-    for link in ("bin", "lib", "lib64", "sbin"):
-        if os.path.islink(f"/{link}"):
-            args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    args += ["--bind", str(work), "/work", "--chdir", "/work", "--clearenv"]
-    return args
-
-
-def sandbox_problem(bwrap: str = "bwrap") -> str:
-    """Return why bubblewrap cannot sandbox here, or ``""`` when it can (cached)."""
-    with _probe_lock:
-        if bwrap in _probed:
-            return _probed[bwrap]
-        path = shutil.which(bwrap)
-        if path is None:
-            problem = "bubblewrap (bwrap) is not installed"
-        else:
-            with tempfile.TemporaryDirectory(prefix="toolkit-document-probe-") as work:
-                true = shutil.which("true") or "/usr/bin/true"
-                try:
-                    done = subprocess.run(
-                        [path, *_sandbox_args(Path(work), true), true],
-                        stdin=subprocess.DEVNULL,
-                        capture_output=True,
-                        timeout=10,
-                        check=False,
-                    )
-                    problem = (
-                        ""
-                        if done.returncode == 0
-                        else "bwrap cannot create a sandbox here (user namespaces unavailable?)"
-                    )
-                except (OSError, subprocess.TimeoutExpired):
-                    problem = "bwrap cannot create a sandbox here"
-        _probed[bwrap] = problem
-        return problem
 
 
 @traced("render")
@@ -138,24 +90,40 @@ class LatexDocument(Document):
             raise invalid("latex_runs", f"must be between 0 and {MAX_RUNS}")
         self.runs = runs or DEFAULT_RUNS
         self.allow_unsafe_source = bool(options.latex_allow_unsafe_source)
-        mode = (options.latex_sandbox or "auto").strip().lower()
-        self.sandboxed = False
-        if mode != "off":
-            problem = sandbox_problem()
-            if problem and mode == "required":
-                raise invalid("latex_sandbox", f"is required but {problem}")
-            if problem:
-                logger.warning(
-                    "document.%s: latex runs unsandboxed (latex_sandbox auto): %s",
-                    instance,
-                    problem,
-                )
-            self.sandboxed = not problem
+        self.sandboxed = self._resolve_sandbox(options, invalid)
         if self.allow_unsafe_source:
             logger.warning(
                 "document.%s: latex_allow_unsafe_source is on: the source pre-scan is off",
                 instance,
             )
+
+    def _resolve_sandbox(self, options: Any, invalid: Any) -> bool:
+        """Decide whether renders run under bwrap; raise when a required sandbox cannot.
+
+        ``auto`` means ``required`` outside development: a production host where
+        bubblewrap cannot start fails at open instead of rendering unsandboxed.
+        """
+        mode = (options.latex_sandbox or "auto").strip().lower()
+        development = development_switch()
+        if mode == "off":
+            if not development:
+                logger.warning(
+                    "document.%s: latex_sandbox is off: the compiler sees the whole machine",
+                    self.instance,
+                )
+            return False
+        problem = sandbox_problem(program=self.command[0])
+        if problem and (mode == "required" or not development):
+            why = "is required" if mode == "required" else "is auto, which outside development"
+            hint = "" if mode == "required" else " is required,"
+            raise invalid("latex_sandbox", f"{why}{hint} but {problem}")
+        if problem:
+            logger.warning(
+                "document.%s: latex runs unsandboxed (latex_sandbox auto, development): %s",
+                self.instance,
+                problem,
+            )
+        return not problem
 
     @classmethod
     def open(cls, ctx: OpenContext) -> LatexDocument:
@@ -175,7 +143,7 @@ class LatexDocument(Document):
         if not self.sandboxed:
             return compile_argv, settings
         bwrap = shutil.which("bwrap") or "bwrap"
-        args = [bwrap, *_sandbox_args(work, self.command[0])]
+        args = [bwrap, *sandbox_args(work, self.command[0])]
         for key, value in settings.items():
             args += ["--setenv", key, value]
         return [*args, *compile_argv], None
@@ -185,6 +153,7 @@ class LatexDocument(Document):
     ) -> tuple[bytes, int | None]:
         if not self.allow_unsafe_source:
             scan(source, self.instance)
+            scan_assets(assets, self.instance)
         self._left(deadline, "compiling")
         with tempfile.TemporaryDirectory(prefix="toolkit-document-", dir=self.tmp_dir) as tmp:
             work = Path(tmp, "job")

@@ -34,14 +34,19 @@ class Command(BaseCommand):
         from django.conf import settings
 
         from toolkit_batteries.core.config import Config
-        from toolkit_batteries.core.config_display import UnknownServiceError, render_text, select
+        from toolkit_batteries.core.config_display import (
+            UnknownServiceError,
+            render_text,
+            select,
+            shown_services,
+        )
         from toolkit_batteries.core.errors import ConfigurationError
 
         try:
             config = Config.load(getattr(settings, "TOOLKIT", None) or {}, os.environ)
         except ConfigurationError as exc:
             raise CommandError(f"invalid configuration: {exc}", returncode=EXIT_INVALID) from None
-        mapping = config.redacted_services()
+        mapping = shown_services(config)
         if not options["service"] and not mapping.get("plugins"):
             mapping.pop("plugins", None)
         try:

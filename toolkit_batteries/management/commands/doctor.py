@@ -39,7 +39,9 @@ class Command(BaseCommand):
         try:
             setup = doctor.setup_from_django("settings + environment")
             try:
-                _rows, data = doctor.check(setup, options["service"], options["timeout"], say)
+                _rows, data = doctor.check(
+                    setup, options["service"], options["timeout"], say, deploy=options["deploy"]
+                )
             finally:
                 doctor.close_container(setup.container, via_registry=True, warn=warn)
         except doctor.DoctorError as exc:

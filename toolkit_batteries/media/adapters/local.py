@@ -35,7 +35,8 @@ class LocalMedia(Media):
     @classmethod
     def open(cls, ctx: OpenContext) -> LocalMedia:
         cls.warn_lifted_rules(ctx)
-        return cls(cls.build_store(ctx.options, ctx.instance), ctx.options, instance=ctx.instance)
+        store = cls.aliased_store(ctx) or cls.build_store(ctx.options, ctx.instance)
+        return cls(store, ctx.options, instance=ctx.instance)
 
     @staticmethod
     def build_store(options: Any, instance: str) -> Any:

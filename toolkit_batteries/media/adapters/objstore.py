@@ -30,7 +30,8 @@ class ObjStoreMedia(Media):
     def open(cls, ctx: OpenContext) -> ObjStoreMedia:
         options = ctx.options
         cls.warn_lifted_rules(ctx)
-        return cls(cls.build_store(options, ctx.instance), options, instance=ctx.instance)
+        store = cls.aliased_store(ctx) or cls.build_store(options, ctx.instance)
+        return cls(store, options, instance=ctx.instance)
 
     @staticmethod
     def build_store(options: Any, instance: str) -> Any:

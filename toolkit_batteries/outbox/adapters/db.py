@@ -16,6 +16,11 @@ The claim is one statement that takes a batch and leases it to one relay:
   RETURNING`` takes SQLite's single write lock before it reads, so claims serialise and
   are atomic as they stand; several relays are safe but take turns (run one).
 
+Each claimed record says whether it was *abandoned* (``locked_until`` was set: a relay
+held it and never settled it). PostgreSQL returns the old value from the claim's own
+subquery; SQLite, whose ``RETURNING`` shows new values only, reads the abandoned ids of
+the same candidates first, in the claim's ``IMMEDIATE`` transaction.
+
 A claimed row's lease (``locked_until``) is ``lock_seconds`` long; a relay that dies
 leaves its batch pending, and the rows become claimable again when the lease ends, so
 a batch published but not marked is published again (at least once; consumers dedupe
@@ -35,7 +40,15 @@ from typing import TYPE_CHECKING, Any
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
 
-from ..base import STALL_AFTER, Outbox, Record, Status, canonical_id, settings_from_options
+from ..base import (
+    ABANDONED,
+    STALL_AFTER,
+    Outbox,
+    Record,
+    Status,
+    canonical_id,
+    settings_from_options,
+)
 from ..base import to_datetime as _dt
 
 if TYPE_CHECKING:
@@ -55,18 +68,23 @@ _COLUMNS = 'id, message_id, topic, "key", payload, headers, attempts, created_at
 _RELAX = "(SELECT set_config('synchronous_commit', 'off', true)) AS relax"
 _CLAIM_PG = f"""UPDATE {MESSAGES} AS m
     SET locked_until = %s, locked_by = %s, attempts = m.attempts + 1
-    FROM (SELECT id FROM {MESSAGES}
+    FROM (SELECT id, locked_until AS was_locked FROM {MESSAGES}
           WHERE status = 'pending' AND available_at <= %s AND locked_until <= %s{{extra}}
           ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED) AS c{{relax}}
     WHERE m.id = c.id
     RETURNING m.id, m.message_id, m.topic, m."key", m.payload, m.headers, m.attempts,
-              m.created_at"""
+              m.created_at, c.was_locked > 0"""
 _CLAIM_SQLITE = f"""UPDATE {MESSAGES}
     SET locked_until = %s, locked_by = %s, attempts = attempts + 1
     WHERE id IN (SELECT id FROM {MESSAGES}
           WHERE status = 'pending' AND available_at <= %s AND locked_until <= %s{{extra}}
           ORDER BY id LIMIT %s)
     RETURNING {_COLUMNS}"""
+#: SQLite's RETURNING shows new values only: the abandoned rows among the same candidates
+#: are read first, in the claim's transaction (SQLite's entries begin IMMEDIATE).
+_ABANDONED_SQLITE = f"""SELECT id FROM (SELECT id, locked_until FROM {MESSAGES}
+          WHERE status = 'pending' AND available_at <= %s AND locked_until <= %s{{extra}}
+          ORDER BY id LIMIT %s) AS c WHERE locked_until > 0"""
 
 _ACCEPTED = {
     "table": ("", "outbox", MESSAGES),
@@ -101,7 +119,9 @@ def _headers(value: Any) -> dict[str, str]:
     return dict(value or {})
 
 
-def _record(row: Sequence[Any], status: str = "pending", last_error: str = "") -> Record:
+def _record(
+    row: Sequence[Any], status: str = "pending", last_error: str = "", abandoned: bool = False
+) -> Record:
     number, message_id, topic, key, payload, headers, attempts, created_at = row[:8]
     return Record(
         row=int(number),
@@ -114,6 +134,7 @@ def _record(row: Sequence[Any], status: str = "pending", last_error: str = "") -
         created_at=_dt(created_at),  # type: ignore[arg-type]
         status=status,
         last_error=last_error or "",
+        abandoned=abandoned,
     )
 
 
@@ -121,6 +142,7 @@ def _record(row: Sequence[Any], status: str = "pending", last_error: str = "") -
     "_insert",
     "_claim",
     "_mark_sent",
+    "_release",
     "_mark_failed",
     "_status",
     "_dead",
@@ -220,11 +242,37 @@ class DBOutbox(Outbox):
         extra_params: Sequence[Any] = (),
     ) -> list[Record]:
         sql = self._claim_sql[self._relaxed].replace("{extra}", extra)
+        params = (now + lease, owner, now, now, *extra_params, limit)
+        if self.dialect == "postgresql":
+            with self._guard():
+                rows = self.database.fetch_all(sql, params)
+            records = (_record(row, abandoned=bool(row[8])) for row in rows)
+            return sorted(records, key=lambda record: record.row)
+        from django.db import transaction
+
+        with self._guard(), transaction.atomic(using=self.database.alias):
+            abandoned = {
+                int(found)
+                for (found,) in self.database.fetch_all(
+                    _ABANDONED_SQLITE.replace("{extra}", extra), params[2:]
+                )
+            }
+            rows = self.database.fetch_all(sql, params)
+        records = (_record(row, abandoned=int(row[0]) in abandoned) for row in rows)
+        return sorted(records, key=lambda record: record.row)
+
+    def _release(self, rows: list[int], owner: str, *, abandoned: bool) -> int:
+        total = 0
         with self._guard():
-            rows = self.database.fetch_all(
-                sql, (now + lease, owner, now, now, *extra_params, limit)
-            )
-        return sorted((_record(row) for row in rows), key=lambda record: record.row)
+            for start in range(0, len(rows), ID_CHUNK):
+                chunk = rows[start : start + ID_CHUNK]
+                total += self.database.execute(
+                    f"UPDATE {MESSAGES} SET locked_until = %s, locked_by = '', "
+                    "attempts = attempts - 1 "
+                    f"WHERE status = 'pending' AND locked_by = %s AND id IN {_in(chunk)}",
+                    (ABANDONED if abandoned else 0.0, owner, *chunk),
+                )
+        return total
 
     def _mark_sent(self, rows: list[int], now: float) -> int:
         relax = f" FROM {_RELAX}" if self._relaxed else ""

@@ -10,10 +10,10 @@ once (there is no rollback hook); use ``db`` where a consumer's rollback must fo
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..base import Outbox, Record, Status, settings_from_options, to_datetime
+from ..base import ABANDONED, Outbox, Record, Status, settings_from_options, to_datetime
 from ..models import DEAD, PENDING, SENT
 
 if TYPE_CHECKING:
@@ -102,11 +102,23 @@ class MemoryOutbox(Outbox):
                 if len(claimed) >= limit:
                     break
                 if row.status == PENDING and row.available_at <= now and row.locked_until <= now:
+                    abandoned = row.locked_until > 0
                     row.locked_until = now + lease
                     row.locked_by = owner
                     row.attempts += 1
-                    claimed.append(row.record())
+                    claimed.append(replace(row.record(), abandoned=abandoned))
             return claimed
+
+    def _release(self, rows: list[int], owner: str, *, abandoned: bool) -> int:
+        with self._mutex:
+            count = 0
+            for number in rows:
+                row = self._rows.get(number)
+                if row is not None and row.status == PENDING and row.locked_by == owner:
+                    row.locked_until = ABANDONED if abandoned else 0.0
+                    row.locked_by, row.attempts = "", row.attempts - 1
+                    count += 1
+            return count
 
     def _mark_sent(self, rows: list[int], now: float) -> int:
         with self._mutex:

@@ -245,11 +245,14 @@ class PaymentA(Payment):
             )
         if kind.startswith("refund.") or kind.startswith("charge.refund."):
             status = str(obj.get("status") or "")
+            amount = obj.get("amount")
             return WebhookEvent(
                 event_id,
                 kind,
+                str(obj.get("payment_intent") or ""),
                 refund_id=str(obj["id"]),
-                refund_status=status if status in ("succeeded", "failed") else "",
+                refund_status=status if status in ("succeeded", "failed", "pending") else "",
+                refund_amount=int(amount) if amount is not None else None,
                 data=payload,
             )
         return WebhookEvent(event_id, kind, data=payload)

@@ -267,11 +267,24 @@ class PaymentB(Payment):
             return WebhookEvent(
                 event_id,
                 kind,
+                str(data.get("transaction_id") or ""),
                 refund_id=str(data["id"]),
                 refund_status=_ADJUSTMENT.get(str(data.get("status") or ""), ""),
+                refund_amount=_adjusted_amount(data),
                 data=payload,
             )
         return WebhookEvent(event_id, kind, data=payload)
+
+
+def _adjusted_amount(data: dict[str, Any]) -> int | None:
+    """Return a refund adjustment's amount (``totals.total``, else its items'), if given."""
+    total = (data.get("totals") or {}).get("total")
+    if total is not None:
+        return int(total)
+    amounts = [item.get("amount") for item in data.get("items") or []]
+    if amounts and all(amount is not None for amount in amounts):
+        return sum(int(amount) for amount in amounts)
+    return None
 
 
 def guard(session: requests.Session, *, allow_insecure: bool, allow_private: bool) -> None:

@@ -31,7 +31,8 @@ and a rule is one policy line: ``p, editor, post.edit, allow, author_id``.
 p.<column>)``, a decision depends on nothing but the subject, its roles, the action and
 which of the policy's owner attributes the subject owns; those decisions are cached
 (bounded), so a repeated check skips the enforcer. A matcher that reads the resource
-any other way (``r.obj.kind``) is evaluated on every check. :meth:`reload` re-reads the
+any other way (``r.obj.kind``), or calls ``eval()`` (whose policy text can read
+``r.obj``), is evaluated on every check. :meth:`reload` re-reads the
 policy file and empties the cache.
 """
 
@@ -58,6 +59,8 @@ __all__ = ["CACHE_SIZE", "PolicyFileAuthorizer"]
 CACHE_SIZE = 10_000
 
 _OWNS_CALL = re.compile(r"\bowns\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)")
+#: pycasbin's ``eval()``: evaluates policy text, which may read anything in the request.
+_EVAL_CALL = re.compile(r"\beval\s*\(")
 
 
 def _has_role(subject: Any, role: str) -> bool:
@@ -66,6 +69,20 @@ def _has_role(subject: Any, role: str) -> bool:
 
 def _owns(subject: Any, resource: Any, attribute: str) -> bool:
     return not attribute or owns(resource, attribute, subject.id)
+
+
+def _reads_through_eval(matcher: str, rules: Any, obj: str) -> bool:
+    """Tell whether the matcher may read the resource through ``eval()`` of policy text.
+
+    ``eval(p.rule)`` runs each policy line's text as an expression, so a rule such as
+    ``r.obj.author_id == r.sub.id`` reads the resource although the matcher never names
+    it. Any ``eval`` makes the model uncacheable, and so does a policy line naming the
+    resource (``r.obj``, or pycasbin's escaped ``r_obj``) whichever function reads it.
+    """
+    if _EVAL_CALL.search(matcher):
+        return True
+    dotted = obj.replace("_", ".", 1)
+    return any(obj in str(field) or dotted in str(field) for line in rules for field in line)
 
 
 class _Policy:
@@ -81,7 +98,10 @@ class _Policy:
         obj = request[1]
         calls = [c for c in _OWNS_CALL.findall(matcher) if c[1] == obj]
         columns = {call[2] for call in calls}
-        self.cacheable = len(re.findall(rf"\b{re.escape(obj)}\b", matcher)) == len(calls)
+        rules = model["p"]["p"].policy
+        self.cacheable = len(re.findall(rf"\b{re.escape(obj)}\b", matcher)) == len(
+            calls
+        ) and not _reads_through_eval(matcher, rules, obj)
         tokens = list(model["p"]["p"].tokens)
         attributes: set[str] = set()
         for column in columns:
@@ -131,8 +151,7 @@ class PolicyFileAuthorizer(Authorizer):
         return cls(
             paths["model_path"],
             paths["policy_path"],
-            grants=options.roles,
-            instance=ctx.instance,
+            **cls.base_kwargs(ctx),
         )
 
     def _load(self) -> _Policy:

@@ -2,7 +2,9 @@
 
 A rule matches a check when its ``Role`` is one of the subject's effective roles (or
 ``*``: any subject), its ``Action`` is the checked action (or ``*``: any action), and,
-for an ``OwnedOnly`` rule, the resource's ``OwnedAttr`` holds the subject id.
+for an ``OwnedOnly`` rule, the resource's owner holds the subject id: the owner field the
+checked route declares (the schema's ``owner_field``) when it declares one, else the
+rule's ``OwnedAttr``.
 
 **Deny wins**: one matching ``deny`` rule refuses, whatever allows; otherwise one matching
 ``allow`` rule allows; no matching rule refuses (default deny).
@@ -21,8 +23,8 @@ from ..base import Authorizer, owns
 
 __all__ = ["RBACAuthorizer"]
 
-#: One compiled rule: (role, is_deny, owner attribute or "" when not owned-only).
-CompiledRule = tuple[str, bool, str]
+#: One compiled rule: (role, is_deny, owned-only, owner attribute; "" = the route's field).
+CompiledRule = tuple[str, bool, bool, str]
 
 
 class RBACAuthorizer(Authorizer):
@@ -38,6 +40,7 @@ class RBACAuthorizer(Authorizer):
             compiled = (
                 rule.role,
                 (rule.effect or "allow").lower() == "deny",
+                bool(rule.owned_only),
                 rule.owned_attr if rule.owned_only else "",
             )
             if rule.action == "*":
@@ -53,14 +56,14 @@ class RBACAuthorizer(Authorizer):
     def open(cls, ctx: OpenContext) -> RBACAuthorizer:
         """Compile ``rules`` (already validated when the configuration loaded)."""
         options = ctx.options
-        return cls(options.rules, grants=options.roles, instance=ctx.instance)
+        return cls(options.rules, **cls.base_kwargs(ctx))
 
     def _decide(self, subject_id: str, roles: tuple[str, ...], action: str, resource: Any) -> bool:
         allowed = False
-        for role, deny, attribute in self._index.get(action, self._wildcard):
+        for role, deny, owned_only, attribute in self._index.get(action, self._wildcard):
             if role != "*" and role not in roles:
                 continue
-            if attribute and not owns(resource, attribute, subject_id):
+            if owned_only and not owns(resource, attribute, subject_id):
                 continue
             if deny:
                 return False

@@ -9,6 +9,8 @@ dispatcher in code), so the choice lives in its own setting::
         "queue_instance": "default",    # queue service instance (dispatcher "queue")
         "imports": ["billing.tasks"],   # job modules besides every installed app's jobs.py
         "autodiscover": True,           # import <app>.jobs of every installed app
+        "queues": ["default", "emails"],  # what `queue_work` works without --queue
+                                        # (default: "default" and every queue a job names)
         "broker_url": "amqp://guest:guest@127.0.0.1:5672//",   # dispatcher "celery"
         "result_backend": "",           # optional Celery result backend
         "celery": {"task_time_limit": 300},   # any other Celery setting, lower case
@@ -16,11 +18,11 @@ dispatcher in code), so the choice lives in its own setting::
 
 The environment overlays the setting one key at a time, as it does for ``TOOLKIT``:
 ``TOOLKIT_JOBS__DISPATCHER``, ``TOOLKIT_JOBS__QUEUE_INSTANCE``, ``TOOLKIT_JOBS__IMPORTS``
-(comma-separated), ``TOOLKIT_JOBS__AUTODISCOVER``, ``TOOLKIT_JOBS__BROKER_URL`` and
-``TOOLKIT_JOBS__RESULT_BACKEND``. Errors name the key, never the value; the broker and
-backend URLs are secrets (they carry passwords) and never appear in ``repr``. The setting
-is read by the decoder of every setting beside ``TOOLKIT``
-(:mod:`toolkit_batteries.core.sidesettings`, ``docs/settings.md``).
+(comma-separated), ``TOOLKIT_JOBS__AUTODISCOVER``, ``TOOLKIT_JOBS__QUEUES``
+(comma-separated), ``TOOLKIT_JOBS__BROKER_URL`` and ``TOOLKIT_JOBS__RESULT_BACKEND``.
+Errors name the key, never the value; the broker and backend URLs are secrets (they
+carry passwords) and never appear in ``repr``. The setting is read by the decoder of
+every setting beside ``TOOLKIT`` (:mod:`toolkit_batteries.core.sidesettings`, ``docs/settings.md``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ class JobsOptions:
     queue_instance: str = option("default", doc='queue service instance ("queue")')
     imports: tuple[str, ...] = option([], doc="job modules besides every app's jobs.py")
     autodiscover: bool = option(True, doc="import <app>.jobs of every installed app")
+    queues: tuple[str, ...] = option(
+        [], doc='queues queue_work works without --queue (default: "default" + every job\'s)'
+    )
     broker_url: str = option("", secret=True, doc='Celery broker URL ("celery")')
     result_backend: str = option("", secret=True, doc="optional Celery result backend")
 
@@ -77,6 +82,9 @@ class JobsSettings:
     queue_instance: str = "default"
     imports: tuple[str, ...] = ()
     autodiscover: bool = True
+    #: The queues ``queue_work`` works when no ``--queue`` is given; empty: every queue a
+    #: registered job names, plus "default".
+    queues: tuple[str, ...] = ()
     broker_url: str = field(default="", repr=False)
     result_backend: str = field(default="", repr=False)
     celery: Mapping[str, Any] = field(default_factory=dict, repr=False)
@@ -113,6 +121,7 @@ def load_jobs_settings(
         queue_instance=conf.queue_instance.strip() or "default",
         imports=conf.imports,
         autodiscover=conf.autodiscover,
+        queues=tuple(name.strip() for name in conf.queues if name.strip()),
         broker_url=conf.broker_url.strip(),
         result_backend=conf.result_backend.strip(),
         celery=dict(celery),

@@ -11,6 +11,14 @@ How a slot fires (one-minute resolution):
   ``missed="latest"`` an entry whose cron matched one or more slots since its last
   check fires **once**, for the latest of them; thousands of missed runs never queue
   up. ``missed="skip"`` drops them: an entry fires only when the current slot matches.
+* **A slot fires only while its claim would still be held** (the rule both adapters
+  share): when claims are seen by other processes, a slot is fired, on time or late,
+  only until ``claim lifetime - skew`` after it (the lifetime is ``claim_ttl`` here and
+  ``keep`` on ``sqlserver``, a day by default; ``skew`` is a tenth of it, at most a
+  minute, for clocks that disagree between hosts). Any process that fired the slot
+  claimed it no earlier than the slot, so its claim is still held then: a process that
+  wakes later than that finds no claim it could trust to have survived, and skips the
+  slot instead of firing it a second time.
 * A loop started mid-minute begins with the next boundary (the current minute may have
   fired already in the process that just stopped). :meth:`run_pending` called on a
   fresh scheduler (``schedule:run --once``, run every minute by system cron) fires the
@@ -24,14 +32,16 @@ Across processes, each (schedule, slot) is **claimed** before it is dispatched: 
 non-blocking :meth:`~toolkit_batteries.lock.base.Lock.acquire` of
 ``scheduler:<instance>:<schedule>:<slot, UTC>`` (say
 ``scheduler:default:digest:2025-01-06T08:00Z``) on the scheduler's lock, held for
-``claim_ttl`` (2 minutes) and never released, so a second process that looks at the
-same slot, even late, finds it taken and skips it (a debug line; it counts in
-:attr:`EmbeddedScheduler.claimed_elsewhere`). :meth:`EmbeddedScheduler.open` takes
-``container.lock(<scheduler instance>)`` when that lock instance is configured, else
-``container.lock("default")``. With the ``memory`` lock adapter (the default) claims
-are per process, as the slot memory above; with ``kvserver`` every process sharing the
-server and prefix dispatches each slot once. A claim that fails (the lock server is
-unreachable) dispatches nothing and is reported as a failed :class:`Fired`.
+``claim_ttl`` (a day; 2 minutes on the per-process ``memory`` lock, whose claims no
+other process reads and whose table a day of claims would fill) and never released,
+so a second process that looks at the same slot, even late, finds it taken and skips
+it (a debug line; it counts in :attr:`EmbeddedScheduler.claimed_elsewhere`).
+:meth:`EmbeddedScheduler.open` takes ``container.lock(<scheduler instance>)`` when that
+lock instance is configured, else ``container.lock("default")``. With the ``memory``
+lock adapter (the default) claims are per process, as the slot memory above; with
+``kvserver`` every process sharing the server and prefix dispatches each slot once. A
+claim that fails (the lock server is unreachable) dispatches nothing and is reported as
+a failed :class:`Fired`.
 
 A dispatch that fails (an unknown job, an unreachable queue) is logged and reported in
 its :class:`~toolkit_batteries.scheduler.base.Fired` record; the loop goes on.
@@ -66,6 +76,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 __all__ = [
     "DEFAULT_CLAIM_TTL",
     "DEFAULT_TICK",
+    "LOCAL_CLAIM_TTL",
     "ContainerDispatcher",
     "EmbeddedScheduler",
     "claim_key",
@@ -76,9 +87,15 @@ logger = logging.getLogger("toolkit.scheduler")
 
 #: Longest sleep of the loop between two looks at the clock, in seconds.
 DEFAULT_TICK = 1.0
-#: How long a slot's claim is held, in seconds: past the slot itself (and some clock
-#: skew between hosts), so a late second process still finds the slot taken.
-DEFAULT_CLAIM_TTL = 120.0
+#: How long a slot's claim is held on a shared lock, in seconds (a day, as long as the
+#: ``sqlserver`` adapter keeps its rows): a late process (a pause, a clock behind) still
+#: finds the slot taken, and catch-up never reaches back further than this.
+DEFAULT_CLAIM_TTL = 86_400.0
+#: The claim lifetime on the per-process ``memory`` lock: only this process reads those
+#: claims (its slot memory guards it anyway), and its table is bounded.
+LOCAL_CLAIM_TTL = 120.0
+#: Most clock skew between hosts a catch-up leaves to spare, in seconds.
+MAX_CLOCK_SKEW = 60.0
 _ONE_SECOND = timedelta(seconds=1)
 
 Missed = Literal["latest", "skip"]
@@ -150,7 +167,7 @@ class EmbeddedScheduler(Scheduler):
         on_fire: Callable[[Fired], None] | None = None,
         instance: str = "default",
         lock: Any = None,
-        claim_ttl: float = DEFAULT_CLAIM_TTL,
+        claim_ttl: float | None = None,
     ) -> None:
         """Create an empty scheduler.
 
@@ -158,13 +175,16 @@ class EmbeddedScheduler(Scheduler):
         :class:`~toolkit_batteries.queue.jobs.Dispatcher`); ``None`` uses the process's
         dispatcher at each fire. ``on_fire`` is called with every :class:`Fired` record
         of the loop. ``lock`` (a :class:`~toolkit_batteries.lock.base.Lock`) claims each
-        (schedule, slot) for ``claim_ttl`` seconds before it is dispatched; ``None``
+        (schedule, slot) for ``claim_ttl`` seconds before it is dispatched (default
+        :data:`DEFAULT_CLAIM_TTL`, :data:`LOCAL_CLAIM_TTL` on a ``memory`` lock); ``None``
         claims nothing (the slot memory of this object is then the only guard).
         """
         if missed not in ("latest", "skip"):
             raise ValueError('missed must be "latest" or "skip"')
         if tick <= 0:
             raise ValueError("tick must be positive")
+        if claim_ttl is None:
+            claim_ttl = LOCAL_CLAIM_TTL if _process_local(lock) else DEFAULT_CLAIM_TTL
         if claim_ttl <= 0:
             raise ValueError("claim_ttl must be positive")
         self.instance = instance
@@ -184,6 +204,9 @@ class EmbeddedScheduler(Scheduler):
         self.claim_ttl = float(claim_ttl)
         #: Due (schedule, slot) pairs skipped because another process claimed them first.
         self.claimed_elsewhere = 0
+        #: Missed slots skipped because they were older than a claim lives (see
+        #: :meth:`catch_up_limit`): another process may have fired them.
+        self.skipped_too_late = 0
         self._counter = threading.Lock()
         self._resolving = threading.Lock()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
@@ -274,6 +297,28 @@ class EmbeddedScheduler(Scheduler):
 
     # ------------------------------------------------------------------ firing
 
+    def claim_lifetime(self) -> float | None:
+        """Return the seconds a claim stays visible to other processes, ``None`` if it never is.
+
+        ``claim_ttl`` on a shared lock; ``None`` without a lock or on the per-process
+        ``memory`` lock (no other process can have fired the slot).
+        """
+        if self.lock is None or _process_local(self.lock):
+            return None
+        return self.claim_ttl
+
+    def catch_up_limit(self) -> float | None:
+        """Return how many seconds after a slot it may still fire; ``None``: no limit.
+
+        The claim lifetime less the clock skew allowed between hosts (a tenth of it, at
+        most :data:`MAX_CLOCK_SKEW`): any process that fired the slot claimed it at or
+        after the slot, so up to this limit its claim is still held and is seen.
+        """
+        lifetime = self.claim_lifetime()
+        if lifetime is None:
+            return None
+        return lifetime - min(MAX_CLOCK_SKEW, lifetime / 10)
+
     def _due_slot(self, entry: _Entry, slot: datetime) -> datetime | None:
         """Return the slot ``entry`` fires for at ``slot`` (a missed one, maybe), or None."""
         since = entry.since
@@ -284,26 +329,46 @@ class EmbeddedScheduler(Scheduler):
         latest = entry.latest(slot)
         return latest if latest is not None and latest > since else None
 
+    def _too_late(self, fires_for: datetime, now: datetime, limit: float | None) -> bool:
+        """Tell whether ``fires_for`` is older than a claim lives, so it must not fire."""
+        return limit is not None and (now - fires_for).total_seconds() >= limit
+
     def due(self, now: datetime | None = None) -> list[Schedule]:
         """Return the entries :meth:`run_pending` would fire at ``now``; change nothing."""
-        slot = floor_minute(now if now is not None else self.clock())
+        moment = now if now is not None else self.clock()
+        slot, limit = floor_minute(moment), self.catch_up_limit()
         with self._lock:
-            return [
-                e.schedule for e in self._entries.values() if self._due_slot(e, slot) is not None
-            ]
+            found = []
+            for entry in self._entries.values():
+                fires_for = self._due_slot(entry, slot)
+                if fires_for is not None and not self._too_late(fires_for, moment, limit):
+                    found.append(entry.schedule)
+            return found
 
     def run_pending(self, now: datetime | None = None) -> list[Fired]:
         """Fire every entry due at ``now`` (default: the clock) once; return the records.
 
         A due entry whose slot another process already claimed is skipped: it has no
-        record and counts in :attr:`claimed_elsewhere`.
+        record and counts in :attr:`claimed_elsewhere`. A missed slot older than a claim
+        lives (:meth:`catch_up_limit`) is skipped too (:attr:`skipped_too_late`).
         """
-        slot = floor_minute(now if now is not None else self.clock())
+        moment = now if now is not None else self.clock()
+        slot, limit = floor_minute(moment), self.catch_up_limit()
         with self._lock:
             due: list[tuple[_Entry, datetime]] = []
             for entry in self._entries.values():
                 fires_for = self._due_slot(entry, slot)
-                if fires_for is not None:
+                if fires_for is not None and self._too_late(fires_for, moment, limit):
+                    logger.warning(
+                        "scheduler: %s: slot %s is older than a claim lives (%.0f s), skipped: "
+                        "another process may have fired it",
+                        entry.schedule.name,
+                        fires_for.isoformat(),
+                        limit,
+                    )
+                    with self._counter:
+                        self.skipped_too_late += 1
+                elif fires_for is not None:
                     due.append((entry, fires_for))
                 if entry.since is None or slot > entry.since:
                     entry.since = slot
@@ -477,6 +542,11 @@ class ContainerDispatcher:
         queue.add_dependant(found)
         queue.add_dependant(scheduler)  # dependants close last-registered first
         return found
+
+
+def _process_local(lock: Any) -> bool:
+    """Tell whether ``lock`` keeps its leases in this process only (the ``memory`` adapter)."""
+    return getattr(lock, "adapter_name", "") == "memory"
 
 
 def _django_configured() -> bool:

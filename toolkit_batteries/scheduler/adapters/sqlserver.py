@@ -21,6 +21,9 @@ slot however late it looks, as long as the row is kept: rows older than
 :data:`DEFAULT_KEEP` (a day) are deleted by a scheduler's first claim and then at most
 once every :data:`DEFAULT_PRUNE_EVERY` (an hour), which keeps the table small. Ages are
 measured with the scheduler's clock (so a test's fake clock prunes what it claimed).
+Since a pruned row can no longer stop a late process, a slot older than ``keep`` (less
+the clock skew allowance) never fires: the embedded adapter's catch-up rule, with
+``keep`` as the claim's lifetime.
 
 ``dsn`` picks the database (a PostgreSQL URL or a SQLite file path), reached through the
 ``DATABASES`` alias of that database (an alias of its own with ``dedicated_pool``); an
@@ -114,6 +117,10 @@ class SQLServerScheduler(EmbeddedScheduler):
         self.claimed_by = _claimer()
         self._pruned_at: float | None = None
         self._prune_lock = threading.Lock()
+
+    def claim_lifetime(self) -> float | None:
+        """Return ``keep``: a claim row is seen by every process until pruning deletes it."""
+        return self.keep
 
     @classmethod
     def open(cls, ctx: OpenContext) -> SQLServerScheduler:

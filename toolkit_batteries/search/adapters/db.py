@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,16 @@ from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
 
-from ..base import HIGHLIGHT_END, HIGHLIGHT_START, Document, FilterValue, Hit, Search
+from ..base import (
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    SNIPPET_CUT,
+    Document,
+    FilterValue,
+    Hit,
+    Search,
+    cut_snippet,
+)
 from ..base import render_snippet as _render
 from ..models import FTS_TABLE
 from ..query import ParsedQuery
@@ -44,10 +54,46 @@ TABLE = "toolkit_search_document"
 MAX_INSTANCE_LENGTH = 64
 #: A text search configuration name (``english``, ``pg_catalog.simple``).
 _LANGUAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?\Z")
-_HEADLINE = (
-    f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=30, MinWords=12, "
-    'ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "'
-)
+#: ``ts_headline`` marks every matched word of the whole body (no fragments): the
+#: snippet window is cut in Python (:func:`~toolkit_batteries.search.base.cut_snippet`),
+#: the same rule as SQLite's, so the same stored text gives the same snippet.
+_HEADLINE = f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, HighlightAll=true"
+#: ``<``, ``>`` and ``&`` hidden from ``ts_headline``'s HTML parser (which drops tags,
+#: comments and the text near them) as private-use characters, restored in Python.
+_HIDDEN = "\ue010\ue011\ue012"
+_UNHIDE = tuple(zip(_HIDDEN, "<>&", strict=True))
+
+
+def _unhide(text: str) -> str:
+    """Return ``text`` with the hidden ``<``, ``>`` and ``&`` restored (a few replaces)."""
+    for hidden, plain in _UNHIDE:
+        if hidden in text:
+            text = text.replace(hidden, plain)
+    return text
+
+
+#: Characters of the highlighted text sent per row: before the first match, in all.
+_SLICE_BEFORE = 400
+_SLICE_LENGTH = 1600
+
+
+def _sliced(expression: str, dialect: str) -> str:
+    """Return SQL slicing highlighted ``expression`` around its first mark, cuts flagged.
+
+    The databases mark the whole body; only a slice (``_SLICE_LENGTH`` characters from
+    ``_SLICE_BEFORE`` before the first match) travels, with ``SNIPPET_CUT`` where it was
+    cut. ``expression`` must be a column name (it is repeated).
+    """
+    find = "strpos" if dialect == "postgresql" else "instr"
+    offset = f"max({find}({expression}, '{HIGHLIGHT_START}') - {_SLICE_BEFORE}, 1)"
+    if dialect == "postgresql":
+        offset = offset.replace("max(", "greatest(")
+    return (
+        f"CASE WHEN {offset} > 1 THEN '{SNIPPET_CUT}' ELSE '' END "
+        f"|| substr({expression}, {offset}, {_SLICE_LENGTH}) "
+        f"|| CASE WHEN length({expression}) >= {offset} + {_SLICE_LENGTH} "
+        f"THEN '{SNIPPET_CUT}' ELSE '' END"
+    )
 
 
 def _model() -> Any:
@@ -97,49 +143,91 @@ def search_sql(
     query: ParsedQuery,
     filters: Mapping[str, tuple[FilterValue, ...]],
     limit: int,
-    offset: int,
+    after: tuple[float, int] | None,
     highlight: bool,
     language: str = "english",
 ) -> tuple[str, list]:
     """Return the one statement (``%s`` placeholders) and parameters of a search.
 
     Public so the benchmark can run the very same SQL through the raw driver. Rows are
-    ``(doc_id, fields, filters, score, marked snippet or '')``, best first.
+    ``(doc_id, fields, filters, score, marked snippet or '', rank, row id)``, best first.
+    Pages are a keyset: ``after`` is the ``(rank, row id)`` of the previous page's last
+    row (``None``: the first page), and ties in rank go by row id, so every matching row
+    comes exactly once however deep the page, and page 1,000 costs what page 1 costs
+    (no rows are skipped one by one, as ``OFFSET`` does). Only the page's rows are
+    joined back for their text and highlighted.
     """
     where, filter_params = _filter_sql(dialect, filters)
     if dialect == "postgresql":
         tsq, tsq_params = _tsquery(query, language)
-        headline = "ts_headline(%s::regconfig, p.body, " + tsq + ", %s)" if highlight else "''"
-        headline_params = [language, *tsq_params, _HEADLINE] if highlight else []
+        # ts_rank_cd is a real: the cursor's rank is compared as a real, exactly. The
+        # inner query's OFFSET 0 keeps it from being flattened into the keyset filter,
+        # which would compute ts_rank_cd three times per matching row instead of once.
+        keyset, keyset_params = "", []
+        if after is not None:
+            keyset = " WHERE (r.score < %s::real OR (r.score = %s::real AND r.id > %s))"
+            keyset_params = [after[0], after[0], after[1]]
+        headline = (
+            "ts_headline(%s::regconfig, translate(d.body, '<>&', %s), " + tsq + ", %s)"
+            if highlight
+            else "''"
+        )
+        headline_params = [language, _HIDDEN, *tsq_params, _HEADLINE] if highlight else []
+        snippet = _sliced("h.hl", dialect) if highlight else "''"
         sql = (
-            "SELECT p.doc_id, p.fields, p.filters, p.score, "
-            + headline
-            + " FROM (SELECT d.id, d.doc_id, d.fields, d.filters, d.body, "
-            f"ts_rank_cd(d.search_vector, {tsq}) AS score FROM {TABLE} d "
+            f"SELECT d.doc_id, d.fields, d.filters, p.score, {snippet}, p.score, p.id "
+            "FROM (SELECT r.id, r.score FROM (SELECT d.id, "
+            f"ts_rank_cd(d.search_vector, {tsq})::real AS score FROM {TABLE} d "
             f"WHERE d.search_vector @@ {tsq} AND d.instance = %s AND d.index_name = %s"
-            f"{where} ORDER BY score DESC, d.id LIMIT %s OFFSET %s) p "
+            f"{where} OFFSET 0) r{keyset} ORDER BY r.score DESC, r.id LIMIT %s) p "
+            f"JOIN {TABLE} d ON d.id = p.id, "
+            f"LATERAL (SELECT {headline} AS hl) h "
             "ORDER BY p.score DESC, p.id"
         )
         params = [
-            *headline_params,
             *tsq_params,
             *tsq_params,
             instance,
             index,
             *filter_params,
+            *keyset_params,
             limit,
-            offset,
+            *headline_params,
         ]
         return sql, params
-    snippet = f"snippet({FTS_TABLE}, 0, %s, %s, %s, 24)" if highlight else "''"
-    snippet_params = [HIGHLIGHT_START, HIGHLIGHT_END, "…"] if highlight else []
-    sql = (
-        f"SELECT d.doc_id, d.fields, d.filters, -bm25({FTS_TABLE}) AS score, {snippet} "
-        f"FROM {FTS_TABLE} JOIN {TABLE} d ON d.id = {FTS_TABLE}.rowid "
-        f"WHERE {FTS_TABLE} MATCH %s AND d.instance = %s AND d.index_name = %s{where} "
-        f"ORDER BY bm25({FTS_TABLE}), d.id LIMIT %s OFFSET %s"
+    # bm25() is lower for better rows; the cursor keeps it raw (the score is its negation).
+    keyset, keyset_params = "", []
+    if after is not None:
+        keyset = f" AND (bm25({FTS_TABLE}) > %s OR (bm25({FTS_TABLE}) = %s AND d.id > %s))"
+        keyset_params = [after[0], after[0], after[1]]
+    # highlight() is computed per page row (a MATCH seeking one rowid), not for every
+    # match the ranking sorts.
+    marked = (
+        f"(SELECT highlight({FTS_TABLE}, 0, %s, %s) FROM {FTS_TABLE} "
+        f"WHERE {FTS_TABLE} MATCH %s AND {FTS_TABLE}.rowid = k.id)"
+        if highlight
+        else "''"
     )
-    params = [*snippet_params, query.fts5(), instance, index, *filter_params, limit, offset]
+    snippet_params = [HIGHLIGHT_START, HIGHLIGHT_END, query.fts5()] if highlight else []
+    snippet = _sliced("p.hl", dialect) if highlight else "''"
+    sql = (
+        f"SELECT p.doc_id, p.fields, p.filters, -p.rank, {snippet}, p.rank, p.id FROM ("
+        f"SELECT d.doc_id, d.fields, d.filters, k.rank, k.id, {marked} AS hl FROM ("
+        f"SELECT d.id, bm25({FTS_TABLE}) AS rank "
+        f"FROM {FTS_TABLE} JOIN {TABLE} d ON d.id = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH %s AND d.instance = %s AND d.index_name = %s{where}"
+        f"{keyset} ORDER BY bm25({FTS_TABLE}), d.id LIMIT %s) k "
+        f"JOIN {TABLE} d ON d.id = k.id) p ORDER BY p.rank, p.id"
+    )
+    params = [
+        *snippet_params,
+        query.fts5(),
+        instance,
+        index,
+        *filter_params,
+        *keyset_params,
+        limit,
+    ]
     return sql, params
 
 
@@ -283,15 +371,16 @@ class DBSearch(Search):
     def _count(self, index: str) -> int:
         return self._guarded(lambda: self._rows.filter(index_name=index).count())
 
-    def _search(
+    def _search_after(
         self,
         index: str,
         query: ParsedQuery,
         filters: Mapping[str, tuple[FilterValue, ...]],
         limit: int,
-        offset: int,
+        after: tuple[float, int] | None,
         highlight: bool,
-    ) -> list[Hit]:
+    ) -> list[tuple[Hit, Any]]:
+        """Return a page by keyset: hits after ``(rank, row id)``, each with its own."""
         sql, params = search_sql(
             self.dialect,
             self.instance,
@@ -299,21 +388,33 @@ class DBSearch(Search):
             query,
             filters,
             limit,
-            offset,
+            after,
             highlight,
             self.language,
         )
         rows = self._guarded(lambda: self.database.fetch_all(sql, params))
         return [
-            Hit(
-                doc_id,
-                float(score),
-                _json(fields),
-                _json(filters_json) or {},
-                _render(snippet) if snippet else "",
+            (
+                Hit(
+                    doc_id,
+                    float(score),
+                    _json(fields),
+                    _json(filters_json) or {},
+                    _render(_unhide(cut_snippet(snippet))) if snippet else "",
+                ),
+                [float(rank), int(row_id)],
             )
-            for doc_id, fields, filters_json, score, snippet in rows
+            for doc_id, fields, filters_json, score, snippet, rank, row_id in rows
         ]
+
+    def _check_position(self, position: Any) -> tuple[float, int]:
+        """Check a keyset position: ``[rank, row id]``, a finite number and an integer >= 0."""
+        rank, row_id = position
+        if isinstance(rank, bool) or not isinstance(rank, int | float) or not math.isfinite(rank):
+            raise ValueError("the rank is a finite number")
+        if isinstance(row_id, bool) or not isinstance(row_id, int) or row_id < 0:
+            raise ValueError("the row id is a non-negative integer")
+        return float(rank), row_id
 
     def ping(self) -> None:
         """Check the database answers (``SELECT 1``); raise ServiceUnavailableError."""

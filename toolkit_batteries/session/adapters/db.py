@@ -6,6 +6,9 @@ exists and never runs DDL. Rows are written through the ORM on Django's connecti
 (``Model.objects.using(alias)``), so a session created inside the caller's
 ``transaction.atomic()`` commits or rolls back with the caller's rows.
 
+Every row carries its ``instance`` and every query filters by it (issue 29), so two
+instances on one table never see each other's sessions.
+
 ``expires_at`` is milliseconds since the epoch by the application's clock, so every query
 compares with a parameter and never with the server's ``now()``: the two dialects
 behave the same, and tests can inject a clock. Expired rows are invisible at once,
@@ -74,8 +77,8 @@ class DBSessionStore(SessionStore):
 
     @property
     def _rows(self) -> Any:
-        """Return the model's manager on this store's database alias."""
-        return self._model.objects.using(self.database.alias)
+        """Return this instance's rows on this store's database alias (never another's)."""
+        return self._model.objects.using(self.database.alias).filter(instance=self.instance)
 
     def _insert(self, session_id: str, payload: str, ttl_ms: int) -> bool:
         from django.db import IntegrityError, transaction
@@ -86,7 +89,9 @@ class DBSessionStore(SessionStore):
         try:
             # A savepoint, so a taken id does not spoil the caller's transaction.
             with transaction.atomic(using=self.database.alias):
-                self._rows.create(id=session_id, data=payload, expires_at=expires)
+                self._model.objects.using(self.database.alias).create(
+                    id=session_id, data=payload, expires_at=expires, instance=self.instance
+                )
         except IntegrityError:
             return False  # the id exists: the caller draws another
         return True
@@ -109,6 +114,11 @@ class DBSessionStore(SessionStore):
         now = self._now_ms()
         live = self._rows.filter(id=session_id, expires_at__gt=now)
         return live.update(expires_at=now + ttl_ms) > 0
+
+    def _rewrite(self, session_id: str, payload: str, ttl_ms: int) -> bool:
+        now = self._now_ms()
+        live = self._rows.filter(id=session_id, expires_at__gt=now)
+        return live.update(data=payload, expires_at=now + ttl_ms) > 0
 
     def _remove(self, session_id: str) -> None:
         self._rows.filter(id=session_id).delete()

@@ -1,17 +1,19 @@
 """The ``kvserver`` adapter: sessions on a Redis-protocol key-value server.
 
-Each session is one string key, ``<kvserver.prefix>session:<id>``, holding the JSON data,
+Each session is one string key, ``<kvserver.prefix>session:<id>`` for the ``default``
+instance and ``<kvserver.prefix>session:<instance>:<id>`` for any other (ids hold no
+``:``, so instances never share a key even on one server and prefix), holding the JSON data,
 with the session's lifetime as the key's ``PX`` expiry: the server expires sessions
 itself, every process sees the same sessions, and nothing needs sweeping. Every operation
 is one command:
 
-=========  =================================================
+=========  ============================================================================
 create     ``SET key data PX ttl NX`` (an id collision retries)
 get        ``GET key``
-update     ``SET key data XX KEEPTTL`` (Redis 6.0 or newer)
+update     ``SET key data XX KEEPTTL`` (Redis 6.0 or newer); with a ttl ``SET key data XX PX ttl``
 touch      ``PEXPIRE key ttl``
 delete     ``DEL key``
-=========  =================================================
+=========  ============================================================================
 
 The connection keys sit under ``kvserver.`` and the client is the container's shared one
 for that address and database (``ctx.pools.kvserver``). Needs the ``kvserver`` extra.
@@ -59,8 +61,11 @@ class KVServerSessionStore(SessionStore):
     ) -> None:
         super().__init__(ttl=ttl, instance=instance, clock=clock)
         self.client = client
-        #: Every key starts with this: the ``kvserver.prefix`` option, then ``session:``.
-        self.key_prefix = f"{prefix}{KEY_INFIX}"
+        #: Every key starts with this: the ``kvserver.prefix`` option, then ``session:``,
+        #: then ``<instance>:`` for every instance but ``default`` (whose keys predate
+        #: instance scoping and keep their layout, so an upgrade logs nobody out).
+        scope = "" if instance == "default" else f"{instance}:"
+        self.key_prefix = f"{prefix}{KEY_INFIX}{scope}"
 
     @classmethod
     def open(cls, ctx: OpenContext) -> KVServerSessionStore:
@@ -91,6 +96,10 @@ class KVServerSessionStore(SessionStore):
     def _extend(self, session_id: str, ttl_ms: int) -> bool:
         with self._errors():
             return bool(self.client.pexpire(self.key(session_id), ttl_ms))
+
+    def _rewrite(self, session_id: str, payload: str, ttl_ms: int) -> bool:
+        with self._errors():
+            return bool(self.client.set(self.key(session_id), payload, xx=True, px=ttl_ms))
 
     def _remove(self, session_id: str) -> None:
         with self._errors():

@@ -2,7 +2,8 @@
 
 Sessions vanish when the process stops and are not shared between processes or
 gunicorn workers; use ``kvserver`` or ``db`` as soon as more than one process serves
-requests. Expired sessions are removed as they are met and by a sweep that pops a heap
+requests. Each instance is its own store object, so instances never see each other's
+sessions. Expired sessions are removed as they are met and by a sweep that pops a heap
 ordered by expiry on each write, so memory holds live sessions plus a bounded backlog.
 """
 
@@ -83,6 +84,16 @@ class MemorySessionStore(SessionStore):
                 return False
             expires = now + ttl_ms
             self._entries[session_id] = (entry[0], expires)
+            heapq.heappush(self._expiries, (expires, session_id))
+            return True
+
+    def _rewrite(self, session_id: str, payload: str, ttl_ms: int) -> bool:
+        now = self._now_ms()
+        with self._lock:
+            if self._live(session_id, now) is None:
+                return False
+            expires = now + ttl_ms
+            self._entries[session_id] = (payload, expires)
             heapq.heappush(self._expiries, (expires, session_id))
             return True
 

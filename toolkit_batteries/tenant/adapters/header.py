@@ -1,12 +1,15 @@
 """``header``: the tenant id from a request header, or from the host's subdomain.
 
-* ``header`` (default ``X-Tenant-ID``) names the header;
+* ``header`` names the header; empty (the default) means ``X-Tenant-ID`` without
+  ``subdomain_regex`` and no header source at all with it;
 * ``subdomain_regex`` (optional) is matched against the host without its port, lowercased
   (``^(?P<tenant>[a-z0-9-]+)\\.example\\.com$``): the group named ``tenant``, else the
   first group, is the id.
 
-With both set, a request may carry either; when it carries both they must agree
-(``ambiguous`` otherwise). Whatever the source, the id is checked as every id is
+In subdomain mode the host decides: a host the pattern does not match (the apex domain,
+a bare IP) is a 400, never a tenant picked by a header the client sets. Only with
+``header`` also named explicitly may a request carry either; when it carries both they
+must agree (``ambiguous`` otherwise). Whatever the source, the id is checked as every id is
 (well formed; one of ``allowed`` when that is set).
 """
 
@@ -24,7 +27,16 @@ from ..base import Tenant, TenantError
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
-__all__ = ["HeaderTenant", "compile_subdomain_regex", "header_meta_key"]
+__all__ = [
+    "DEFAULT_HEADER",
+    "HeaderTenant",
+    "compile_subdomain_regex",
+    "effective_header",
+    "header_meta_key",
+]
+
+#: The header read when ``header`` is empty and there is no ``subdomain_regex``.
+DEFAULT_HEADER = "X-Tenant-ID"
 
 #: An HTTP header name (RFC 9110 token).
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -38,6 +50,13 @@ def header_meta_key(header: str, instance: str = "default") -> str:
         )
     name = header.upper().replace("-", "_")
     return name if name in {"CONTENT_TYPE", "CONTENT_LENGTH"} else f"HTTP_{name}"
+
+
+def effective_header(header: str, subdomain_mode: bool) -> str:
+    """Return the header to read: ``header``, else X-Tenant-ID, else none in subdomain mode."""
+    if header:
+        return header
+    return "" if subdomain_mode else DEFAULT_HEADER
 
 
 def compile_subdomain_regex(pattern: str, instance: str = "default") -> re.Pattern[str] | None:
@@ -67,15 +86,15 @@ class HeaderTenant(Tenant):
 
     def __init__(
         self,
-        header: str = "X-Tenant-ID",
+        header: str = DEFAULT_HEADER,
         subdomain: re.Pattern[str] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Keep the header's ``META`` key and the compiled subdomain pattern."""
+        """Keep the header's ``META`` key (none for ``""``) and the subdomain pattern."""
         super().__init__(**kwargs)
-        #: The header name, as configured.
+        #: The header name, as configured; ``""``: no header source.
         self.header = header
-        self._meta_key = header_meta_key(header, self.instance)
+        self._meta_key = header_meta_key(header, self.instance) if header else ""
         self.subdomain = subdomain
         self._group: int | str = 0
         if subdomain is not None:
@@ -84,15 +103,16 @@ class HeaderTenant(Tenant):
     @classmethod
     def from_options(cls, options: Any, instance: str = "default") -> HeaderTenant:
         """Check the header name, the pattern and ``allowed``."""
+        subdomain = compile_subdomain_regex(str(options.subdomain_regex or ""), instance)
         return cls(
-            str(options.header or "X-Tenant-ID"),
-            compile_subdomain_regex(str(options.subdomain_regex or ""), instance),
+            effective_header(str(options.header or ""), subdomain is not None),
+            subdomain,
             allowed=cls._allowed(options, instance),
             instance=instance,
         )
 
     def _extract(self, request: HttpRequest) -> str | None:
-        from_header = request.META.get(self._meta_key) or None
+        from_header = (request.META.get(self._meta_key) or None) if self._meta_key else None
         if self.subdomain is None:
             return from_header
         # get_host() checks ALLOWED_HOSTS; split_domain_port lowercases and drops the port.

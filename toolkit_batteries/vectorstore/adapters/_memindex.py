@@ -187,18 +187,12 @@ def _search(
     metric: str,
     filter: dict[str, FilterValue],
 ) -> list[Match]:
-    query = np.asarray(vector, dtype=np.float32)
-    dots = copy.matrix @ query
-    if metric == "cosine":
-        length = float(np.linalg.norm(np.asarray(vector, dtype=np.float64)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            distances = 1.0 - dots / (copy.norms * length)
-        distances[copy.norms == 0] = 1.0
-    elif metric == "ip":
-        distances = -dots.astype(np.float64)
-    else:
-        length_sq = float(np.dot(np.asarray(vector, dtype=np.float64), vector))
-        distances = np.sqrt(np.maximum(copy.squares - 2.0 * dots + length_sq, 0.0))
+    """Return the exact top ``k`` among the rows ``filter`` keeps.
+
+    The filter is a mask applied before any distance is computed: a row it excludes is
+    never a candidate, whatever the distances come to (never a sentinel distance, which
+    an overflowing query could reach for the kept rows too).
+    """
     if filter:
         keep = np.fromiter(
             (
@@ -208,25 +202,39 @@ def _search(
             dtype=bool,
             count=len(copy.ids),
         )
-        distances = np.where(keep, distances, np.inf)
-        available = int(keep.sum())
+        rows = np.flatnonzero(keep)
+        matrix, norms, squares = copy.matrix[rows], copy.norms[rows], copy.squares[rows]
     else:
-        available = len(copy.ids)
-    wanted = min(k + (_L2_SLACK if metric == "l2" else 0), available)
+        rows = np.arange(len(copy.ids))
+        matrix, norms, squares = copy.matrix, copy.norms, copy.squares
+    wanted = min(k + (_L2_SLACK if metric == "l2" else 0), len(rows))
     if wanted == 0:
         return []
+    query = np.asarray(vector, dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        dots = matrix @ query
+        if metric == "cosine":
+            length = float(np.linalg.norm(np.asarray(vector, dtype=np.float64)))
+            distances = 1.0 - dots / (norms * length)
+            distances[norms == 0] = 1.0
+        elif metric == "ip":
+            distances = -dots.astype(np.float64)
+        else:
+            length_sq = float(np.dot(np.asarray(vector, dtype=np.float64), vector))
+            distances = np.sqrt(np.maximum(squares - 2.0 * dots + length_sq, 0.0))
+    # An overflow among kept rows ranks last, never ahead of a finite distance.
+    distances = np.where(np.isnan(distances), np.inf, distances)
     if wanted < len(distances):
         # Everything tied with the last candidate comes along, so ties break by id.
         bound = np.partition(distances, wanted - 1)[wanted - 1]
-        candidates = np.flatnonzero(distances <= bound)
+        local = np.flatnonzero(distances <= bound)
     else:
-        candidates = np.flatnonzero(np.isfinite(distances))
+        local = np.arange(len(distances))
     if metric == "l2":
-        exact = copy.matrix[candidates].astype(np.float64) - np.asarray(vector, dtype=np.float64)
-        scores = {
-            int(i): float(d) for i, d in zip(candidates, np.linalg.norm(exact, axis=1), strict=True)
-        }
+        exact = matrix[local].astype(np.float64) - np.asarray(vector, dtype=np.float64)
+        found = np.linalg.norm(exact, axis=1)
+        scores = {int(rows[i]): float(d) for i, d in zip(local, found, strict=True)}
     else:
-        scores = {int(i): float(distances[i]) for i in candidates}
+        scores = {int(rows[i]): float(distances[i]) for i in local}
     best = sorted(scores, key=lambda i: (scores[i], copy.ids[i]))[:k]
     return [Match(copy.ids[i], scores[i], dict(copy.metadata[i])) for i in best]

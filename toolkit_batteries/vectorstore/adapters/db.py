@@ -42,7 +42,16 @@ from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.core.tracing import traced
 
-from ..base import FilterValue, Match, Record, VectorStore, distance, norm
+from ..base import (
+    FilterValue,
+    Match,
+    QueryTuning,
+    Record,
+    VectorStore,
+    VectorStoreError,
+    distance,
+    norm,
+)
 from ..fields import pack, to_floats
 
 if TYPE_CHECKING:
@@ -93,6 +102,9 @@ _PG_DISTANCE = {
         "ip": "-(SELECT sum(a * b) FROM unnest(embedding, {q}::double precision[]) AS u(a, b))",
     },
 }
+#: pgvector's operator and index operator class per metric (the approximate path).
+_OPERATOR = {"cosine": "<=>", "l2": "<->", "ip": "<#>"}
+_OPCLASS = {"cosine": "vector_cosine_ops", "l2": "vector_l2_ops", "ip": "vector_ip_ops"}
 _SQLITE_VEC_DISTANCE = {
     "cosine": "coalesce(vec_distance_cosine(embedding, ?), 1.0)",
     "l2": "vec_distance_l2(embedding, ?)",
@@ -184,11 +196,20 @@ class DBVectorStore(VectorStore):
         dimension: int = 1536,
         instance: str = "default",
         clock: Callable[[], float] = time.time,
+        index: str = "hnsw",
+        index_metric: str = "cosine",
+        ef_search: int = 100,
+        probes: int = 10,
     ) -> None:
         """Use ``database`` (a :class:`~toolkit_batteries.db.Database`) whose table exists."""
         super().__init__(dimension=dimension, instance=instance)
         self.database = database
         self.clock = clock
+        #: The approximate index (pgvector): hnsw, ivfflat or none, and what it serves.
+        self.index = index or "hnsw"
+        self.index_metric = index_metric or "cosine"
+        self.ef_search = ef_search
+        self.probes = probes
         with self._guarded("read the table's column type"):
             #: pgvector, sqlarray, sqlite-vec or python (see the module docstring).
             self.kind = search_kind(database)
@@ -210,7 +231,16 @@ class DBVectorStore(VectorStore):
 
         database = database_for(ctx)
         require_tables(database, *_models(), service=ctx.service, instance=ctx.instance)
-        return cls(database, dimension=ctx.options.dimension, instance=ctx.instance)
+        options = ctx.options
+        return cls(
+            database,
+            dimension=options.dimension,
+            instance=ctx.instance,
+            index=options.index,
+            index_metric=options.index_metric,
+            ef_search=options.ef_search,
+            probes=options.probes,
+        )
 
     @contextmanager
     def _guarded(self, doing: str) -> Iterator[None]:
@@ -314,6 +344,124 @@ class DBVectorStore(VectorStore):
         sql = f"SELECT DISTINCT namespace FROM {TABLE} WHERE store = %s"
         with self._guarded("list namespaces"):
             return [row[0] for row in self.database.fetch_all(sql, (self.instance,))]
+
+    # ------------------------------------------------------------------ approximate index
+
+    @property
+    def index_name(self) -> str:
+        """Return the name of the approximate index of this dimension, kind and metric."""
+        return f"toolkit_vec_{self.index}_{self.index_metric}_{self.dimension}"
+
+    def create_index(self) -> str:
+        """Build the approximate index (pgvector) this store's queries use; return its name.
+
+        A partial expression index over the rows of this ``dimension`` (the column has no
+        fixed dimension, the index needs one): ``CREATE INDEX IF NOT EXISTS ... USING hnsw
+        ((embedding::vector(N)) vector_cosine_ops) WHERE dimension = N``, shared by every
+        store of that dimension. HNSW (``m`` 16, ``ef_construction`` 64) can be built on
+        an empty table and follows later writes; IVFFlat learns its ``lists`` (rows / 1000,
+        at least 1) from the rows present, so build it after loading. It is DDL, run on
+        request (never at open); it blocks writes to the table while it builds.
+        """
+        if self.kind != "pgvector":
+            raise VectorStoreError(
+                self.instance,
+                "index",
+                f"an approximate index needs PostgreSQL with pgvector (this store is {self.kind})",
+            )
+        if self.index == "none":
+            raise VectorStoreError(self.instance, "index", 'is "none": no index to create')
+        dimension = int(self.dimension)
+        ops = _OPCLASS[self.index_metric]
+        if self.index == "hnsw":
+            method = "hnsw"
+            params = "m = 16, ef_construction = 64"
+        else:
+            method = "ivfflat"
+            count_sql = f"SELECT count(*) FROM {TABLE} WHERE dimension = {dimension}"
+            with self._guarded("count vectors"):
+                rows = int(self.database.fetch_value(count_sql) or 0)
+            params = f"lists = {max(1, rows // 1000)}"
+        sql = (
+            f"CREATE INDEX IF NOT EXISTS {self.index_name} ON {TABLE} USING {method} "
+            f"((embedding::vector({dimension})) {ops}) WITH ({params}) "
+            f"WHERE dimension = {dimension}"
+        )
+        with self._guarded("create the vector index"):
+            self.database.execute(sql)
+            # Fresh statistics, so the planner weighs the index against the (store,
+            # namespace) b-tree with real row counts (autovacuum would, later).
+            self.database.execute(f"ANALYZE {TABLE}")
+        return self.index_name
+
+    def _query_tuned(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+        tuning: QueryTuning,
+    ) -> list[Match]:
+        """Query through the approximate index when it serves this query, else exactly."""
+        if (
+            self.kind != "pgvector"
+            or tuning.exact
+            or self.index == "none"
+            or metric != self.index_metric
+        ):
+            return self._query(namespace, vector, k, metric, filter)
+        return self._query_approximate(namespace, vector, k, metric, filter, tuning)
+
+    def _query_approximate(
+        self,
+        namespace: str,
+        vector: tuple[float, ...],
+        k: int,
+        metric: str,
+        filter: dict[str, FilterValue],
+        tuning: QueryTuning,
+    ) -> list[Match]:
+        """Order by the index's own expression, with its knobs ``SET LOCAL`` for this query.
+
+        The inner query's ``ORDER BY`` is the indexed expression (so the planner can walk
+        the index); iterative scans (pgvector 0.8) keep walking until ``k`` rows pass the
+        store, namespace and metadata filters. The outer query restores the exact
+        contract: ties by id, a zero vector's cosine distance is 1.
+        """
+        from django.db import transaction
+
+        dimension = int(self.dimension)
+        cast = f"::vector({dimension})"
+        operator = _OPERATOR[metric]
+        where = f"dimension = {dimension} AND store = %s AND namespace = %s"
+        params: list[Any] = [self._stored(vector), self.instance, namespace]
+        if filter:
+            where += " AND metadata @> %s::jsonb"
+            params.append(json.dumps(filter))
+        zero = "a.distance"
+        if metric == "cosine":
+            zero = "CASE WHEN a.norm = 0 THEN 1.0 ELSE a.distance END"
+        sql = (
+            f"SELECT a.record_id, {zero} AS found, a.metadata FROM ("
+            f"SELECT record_id, norm, metadata, "
+            f"(embedding{cast}) {operator} (%s{cast}) AS distance FROM {TABLE} "
+            f"WHERE {where} ORDER BY distance LIMIT %s) a ORDER BY found, a.record_id"
+        )
+        params.append(k)
+        if self.index == "hnsw":
+            knob = f"SET LOCAL hnsw.ef_search = {int(tuning.ef_search or self.ef_search)}"
+            iterate = "SET LOCAL hnsw.iterative_scan = relaxed_order"
+        else:
+            knob = f"SET LOCAL ivfflat.probes = {int(tuning.probes or self.probes)}"
+            iterate = "SET LOCAL ivfflat.iterative_scan = relaxed_order"
+        with self._guarded("search vectors"), transaction.atomic(using=self.database.alias):
+            self.database.execute(knob)
+            self.database.execute(iterate)
+            rows = self.database.fetch_all(sql, params)
+        return [Match(key, float(found), _json(meta)) for key, found, meta in rows]
+
+    # ------------------------------------------------------------------ exact search
 
     def _query(
         self,

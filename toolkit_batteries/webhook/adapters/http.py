@@ -30,7 +30,7 @@ from ..signing import EVENT_HEADER, ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADE
 try:
     import httpx
 
-    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport
+    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport, deadline
 except ImportError:  # pragma: no cover - the webhook extra is part of dev installs
     raise MissingExtraError("webhook", "http", "webhook", "httpx") from None
 
@@ -50,6 +50,22 @@ _REFUSED = (
     "resolves to a private, loopback or link-local address; set allow_private_targets "
     "to deliver to it"
 )
+
+
+def _drain_prefix(answer: httpx.Response) -> None:
+    """Read at most :data:`MAX_ANSWER` bytes of an answer whose status is known.
+
+    The status decided the outcome already; a body that stalls past the attempt's
+    deadline or breaks off only costs the connection (httpx closes it), never the result.
+    """
+    read = 0
+    try:
+        for chunk in answer.iter_raw():
+            read += len(chunk)
+            if read >= MAX_ANSWER:
+                break
+    except httpx.TransportError:
+        pass  # the answer's status stands; the unusable connection is discarded
 
 
 class AttemptFailed(Exception):
@@ -129,25 +145,34 @@ class HTTPWebhook(Webhook):
     # ------------------------------------------------------------------ one attempt
 
     def attempt(self, delivery: Delivery, body: bytes, kind: str, keys: list[bytes]) -> int:
-        """POST the delivery once, signed now; return the status or raise AttemptFailed."""
+        """POST the delivery once, signed now; return the status or raise AttemptFailed.
+
+        The whole attempt (connect, send, the status line and headers) runs under one
+        deadline of ``timeout`` seconds, not one per read: a receiver trickling bytes
+        cannot hold the thread longer. Once the status is known, at most
+        :data:`MAX_ANSWER` bytes of the answer are read, within what is left of that
+        deadline, and only to keep the connection reusable: a slow or broken body after
+        a 2xx status is still a delivered attempt.
+        """
         stamp = int(self.clock())
         headers = {
             "Content-Type": kind,
             ID_HEADER: delivery.id,
             EVENT_HEADER: delivery.event,
             TIMESTAMP_HEADER: str(stamp),
-            SIGNATURE_HEADER: signature_header(body, keys, stamp),
+            SIGNATURE_HEADER: signature_header(
+                body, keys, stamp, delivery_id=delivery.id, event=delivery.event
+            ),
         }
         try:
-            with self._client.stream(
-                "POST", delivery.target, content=body, headers=headers
-            ) as answer:
-                read = 0
-                for chunk in answer.iter_raw():
-                    read += len(chunk)
-                    if read >= MAX_ANSWER:
-                        break
+            with (
+                deadline(self.timeout),
+                self._client.stream(
+                    "POST", delivery.target, content=body, headers=headers
+                ) as answer,
+            ):
                 status = answer.status_code
+                _drain_prefix(answer)
         except Exception as exc:
             if is_blocked(exc):
                 raise AttemptFailed(_REFUSED, retryable=False, refused=True) from None

@@ -13,14 +13,19 @@ a dead letter to ``dead_letter_topic`` (when set). Which queue:
   else ``memory``) and options ``queue_opts`` (every ``queue`` option), closed with the
   webhook; ``manage.py webhook_work`` (or :meth:`QueueWebhook.worker`) runs it.
 
-The secret travels with the job sealed by the ``crypto`` service (AES-GCM, the delivery
-id as associated data), so the queue's rows and its admin page never hold it in clear;
-producer and worker must share the crypto key (they share settings).
+The secret travels with the job sealed by the ``crypto`` service (AES-GCM), so the
+queue's rows and its admin page never hold it in clear; producer and worker must share
+the crypto key (they share settings). The associated data of the seal binds the
+delivery id, target, event, content type and the body's SHA-256 (:func:`sealed_context`):
+whoever can write to the queue cannot rewrite a job to have another target, event or
+body signed with the endpoint's real secret. The worker refuses such a job (the
+delivery is recorded ``failed``, nothing is sent, nothing retried).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -129,7 +134,7 @@ class QueueWebhook(HTTPWebhook):
         )
 
     def _dispatch(self, delivery: Delivery, body: bytes, kind: str, keys: list[bytes]) -> Delivery:
-        aad = delivery.id.encode("ascii")
+        aad = sealed_context(delivery.id, delivery.target, delivery.event, kind, body)
         sealed = [self.crypto.encrypt(key, aad=aad) for key in keys]
         self.queue.push(self.topic, self._job_body(delivery, body, kind, sealed, 1))
         return delivery
@@ -154,10 +159,19 @@ class QueueWebhook(HTTPWebhook):
         this adapter's own push (the delay comes from the resilience policy), so the
         queue worker acknowledges the job either way.
         """
+        from toolkit_batteries.crypto.base import DecryptionError
+
         delivery = Delivery(id, target, event, "sending", attempt - 1)
         raw = base64.b64decode(body)
-        aad = id.encode("ascii")
-        keys = [self.crypto.decrypt(token, aad=aad) for token in secrets]
+        aad = sealed_context(id, target, event, content_type, raw)
+        try:
+            keys = [self.crypto.decrypt(token, aad=aad) for token in secrets]
+        except DecryptionError:
+            # The job's target, event, body or content type is not what was sealed.
+            reason = "the queued job was altered (its seal does not match); nothing was sent"
+            self._record(delivery, "failed", attempts=attempt, error=reason)
+            logger.error("webhook.%s: delivery %s refused: %s", self.instance, delivery.id, reason)
+            return "failed"
         try:
             self._attempt_recorded(delivery, raw, content_type, keys, attempt)
         except AttemptFailed as failed:
@@ -221,6 +235,17 @@ class QueueWebhook(HTTPWebhook):
         super().close()
         if self._owns_queue:
             self.queue.close()
+
+
+def sealed_context(delivery_id: str, target: str, event: str, kind: str, body: bytes) -> bytes:
+    """Return the associated data sealing a job's secrets to what the job delivers.
+
+    Length-prefixed fields (id, target, event, content type) and the body's SHA-256, so
+    no field can be shifted into another.
+    """
+    parts = [delivery_id, target, event, kind]
+    encoded = b"".join(len(p.encode()).to_bytes(4, "big") + p.encode() for p in parts)
+    return b"toolkit-webhook-job-v2" + encoded + hashlib.sha256(body).digest()
 
 
 def _implied(options: Any) -> str:

@@ -2,7 +2,7 @@
 
 ::
 
-    python manage.py queue_work                          # queue "default", one thread
+    python manage.py queue_work                          # every job's queue, one thread
     python manage.py queue_work --queue emails --queue default --concurrency 4
     python manage.py queue_work --pool processes --concurrency 4
     python manage.py queue_work --once                   # one job (or poll_timeout), exit
@@ -45,18 +45,20 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         """Load the settings and the jobs, then work (or hand over to Celery)."""
         from toolkit_batteries.queue.jobs import import_job_modules, jobs_settings
+        from toolkit_batteries.queue.jobs.served import default_worker_queues
 
-        queues = [
-            name.strip()
-            for value in options["queues"] or ["default"]
-            for name in value.split(",")
-            if name.strip()
-        ]
         try:
             conf = jobs_settings()
             import_job_modules(conf)
         except ConfigurationError as exc:
             raise CommandError(str(exc), returncode=EXIT_INVALID) from None
+        # Without --queue: TOOLKIT_JOBS["queues"], else "default" and every job's queue.
+        queues = [
+            name.strip()
+            for value in options["queues"] or default_worker_queues(conf)
+            for name in value.split(",")
+            if name.strip()
+        ]
         if conf.dispatcher == "celery":
             self._celery(queues, options)
         elif options["pool"] == "processes" and options["concurrency"] > 1:

@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import jsonschema
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -55,7 +56,33 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CatalogService_CreateProduct"
+    "name": "default_CatalogService_CreateProduct",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "price_cents": {
+          "maximum": 9223372036854775807,
+          "minimum": 0,
+          "type": "integer"
+        },
+        "sku": {
+          "maxLength": 32,
+          "minLength": 3,
+          "type": "string"
+        },
+        "title": {
+          "maxLength": 200,
+          "minLength": 1,
+          "type": "string"
+        }
+      },
+      "required": [
+        "sku",
+        "title",
+        "price_cents"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CatalogService.GetProduct RPC",
@@ -68,7 +95,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CatalogService_GetProduct"
+    "name": "default_CatalogService_GetProduct",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CatalogService.SearchProducts RPC",
@@ -90,7 +129,44 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CatalogService_SearchProducts"
+    "name": "default_CatalogService_SearchProducts",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "limit": {
+          "maximum": 200,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "max_price_cents": {
+          "anyOf": [
+            {
+              "maximum": 9223372036854775807,
+              "minimum": 0,
+              "type": "integer"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "query": {
+          "maxLength": 100,
+          "minLength": 1,
+          "type": "string"
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "Sign up; the only public route.",
@@ -106,7 +182,27 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CustomerService_RegisterCustomer"
+    "name": "default_CustomerService_RegisterCustomer",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "display_name": {
+          "maxLength": 80,
+          "minLength": 1,
+          "type": "string"
+        },
+        "email": {
+          "format": "email",
+          "maxLength": 255,
+          "type": "string"
+        }
+      },
+      "required": [
+        "email",
+        "display_name"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CustomerService.GetCustomer RPC",
@@ -119,7 +215,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CustomerService_GetCustomer"
+    "name": "default_CustomerService_GetCustomer",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CustomerService.UpdateCustomer RPC",
@@ -138,7 +246,37 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CustomerService_UpdateCustomer"
+    "name": "default_CustomerService_UpdateCustomer",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "display_name": {
+          "maxLength": 80,
+          "minLength": 1,
+          "type": "string"
+        },
+        "id": {
+          "type": "string"
+        },
+        "website": {
+          "anyOf": [
+            {
+              "format": "uri",
+              "maxLength": 2048,
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "id",
+        "display_name"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CustomerService.ReplaceProfile RPC",
@@ -154,7 +292,24 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CustomerService_ReplaceProfile"
+    "name": "default_CustomerService_ReplaceProfile",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "bio": {
+          "maxLength": 500,
+          "type": "string"
+        },
+        "customer_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "customer_id",
+        "bio"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CustomerService.DeleteCustomer RPC",
@@ -167,7 +322,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CustomerService_DeleteCustomer"
+    "name": "default_CustomerService_DeleteCustomer",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "CustomerService.ListCustomers RPC",
@@ -196,7 +363,40 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_CustomerService_ListCustomers"
+    "name": "default_CustomerService_ListCustomers",
+    "validation": {
+      "additionalProperties": false,
+      "definitions": {
+        "default_Role": {
+          "enum": [
+            "admin",
+            "member",
+            "support"
+          ],
+          "type": "string"
+        }
+      },
+      "properties": {
+        "cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "limit": {
+          "maximum": 200,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "role": {
+          "$ref": "#/definitions/default_Role"
+        }
+      },
+      "required": [
+        "role"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "OrderService.Checkout RPC",
@@ -245,7 +445,83 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_OrderService_Checkout"
+    "name": "default_OrderService_Checkout",
+    "validation": {
+      "additionalProperties": false,
+      "definitions": {
+        "default_Address": {
+          "additionalProperties": false,
+          "properties": {
+            "city": {
+              "maxLength": 100,
+              "minLength": 1,
+              "type": "string"
+            },
+            "country": {
+              "maxLength": 2,
+              "minLength": 2,
+              "type": "string"
+            },
+            "postcode": {
+              "maxLength": 16,
+              "type": "string"
+            },
+            "street": {
+              "maxLength": 200,
+              "minLength": 1,
+              "type": "string"
+            }
+          },
+          "required": [
+            "street",
+            "city",
+            "postcode"
+          ],
+          "type": "object"
+        },
+        "default_CheckoutRequest": {
+          "additionalProperties": false,
+          "properties": {
+            "coupon_code": {
+              "anyOf": [
+                {
+                  "maxLength": 16,
+                  "minLength": 4,
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "customer_id": {
+              "type": "string"
+            },
+            "express": {
+              "type": "boolean"
+            },
+            "shipping": {
+              "$ref": "#/definitions/default_Address"
+            }
+          },
+          "required": [
+            "customer_id",
+            "shipping",
+            "express"
+          ],
+          "type": "object"
+        }
+      },
+      "properties": {
+        "req": {
+          "$ref": "#/definitions/default_CheckoutRequest"
+        }
+      },
+      "required": [
+        "req"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "OrderService.GetOrder RPC",
@@ -258,7 +534,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_OrderService_GetOrder"
+    "name": "default_OrderService_GetOrder",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "Cursor-paginated, newest first.",
@@ -291,7 +579,45 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_OrderService_ListOrders"
+    "name": "default_OrderService_ListOrders",
+    "validation": {
+      "additionalProperties": false,
+      "definitions": {
+        "default_OrderStatus": {
+          "enum": [
+            "pending",
+            "paid",
+            "shipped",
+            "cancelled"
+          ],
+          "type": "string"
+        }
+      },
+      "properties": {
+        "cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "customer_id": {
+          "type": "string"
+        },
+        "limit": {
+          "maximum": 200,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "status": {
+          "$ref": "#/definitions/default_OrderStatus"
+        }
+      },
+      "required": [
+        "customer_id",
+        "status"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "OrderService.CancelOrder RPC",
@@ -312,12 +638,68 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_OrderService_CancelOrder"
+    "name": "default_OrderService_CancelOrder",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "reason": {
+          "enum": [
+            "changed_mind",
+            "too_slow",
+            "other"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "id",
+        "reason"
+      ],
+      "type": "object"
+    }
   }
 ]
 """
 )
 TOOLS_BY_NAME: dict[str, dict[str, Any]] = {tool["name"]: tool for tool in TOOLS}
+
+
+#: ``@validate`` rule -> what the argument must be (messages name the argument, not its value).
+_RULES = {
+    "minLength": "at least {} characters long",
+    "maxLength": "at most {} characters long",
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "exclusiveMinimum": "greater than {}",
+    "exclusiveMaximum": "less than {}",
+    "format": "a valid {}",
+    "type": "of type {}",
+    "enum": "one of {}",
+}
+
+
+def _invalid(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """Return why ``arguments`` do not satisfy ``schema`` (names the argument), or None."""
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    if error.validator == "required":
+        missing = [n for n in error.validator_value if n not in error.instance]
+        prefix = f"{where}." if error.absolute_path else ""
+        return f"{prefix}{missing[0]}: required"
+    if error.validator == "additionalProperties":
+        return f"{where}: unknown argument"
+    rule = _RULES.get(str(error.validator))
+    if rule is None:
+        return f"{where}: has the wrong type or value"
+    value = error.validator_value
+    shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+    return f"{where}: must be {rule.format(shown)}"
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -350,6 +732,9 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if function is None:
         return _error(f"not implemented: {params.name}")
     arguments = dict(params.arguments or {})
+    problem = _invalid(tool["validation"], arguments)
+    if problem is not None:  # checked before any handler code runs, as the HTTP side does
+        return _error(f"Input validation error: {problem}")
     try:
         inspect.signature(function).bind(**arguments)
     except TypeError as exc:

@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import jsonschema
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -49,7 +50,21 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_AccountService_CreateAccount"
+    "name": "default_AccountService_CreateAccount",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "email": {
+          "format": "email",
+          "maxLength": 255,
+          "type": "string"
+        }
+      },
+      "required": [
+        "email"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "AccountService.GetAccount RPC",
@@ -62,7 +77,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_AccountService_GetAccount"
+    "name": "default_AccountService_GetAccount",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "AdminService.DisableAccount RPC",
@@ -75,7 +102,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_AdminService_DisableAccount"
+    "name": "default_AdminService_DisableAccount",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "InvoiceService.CreateInvoice RPC",
@@ -94,7 +133,29 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "billing_InvoiceService_CreateInvoice"
+    "name": "billing_InvoiceService_CreateInvoice",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "account_id": {
+          "type": "string"
+        },
+        "amount_cents": {
+          "maximum": 9223372036854775807,
+          "minimum": 0,
+          "type": "integer"
+        },
+        "due_on": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "account_id",
+        "amount_cents",
+        "due_on"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "InvoiceService.GetInvoice RPC",
@@ -107,7 +168,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "billing_InvoiceService_GetInvoice"
+    "name": "billing_InvoiceService_GetInvoice",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "InvoiceService.ListInvoices RPC",
@@ -126,7 +199,30 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "billing_InvoiceService_ListInvoices"
+    "name": "billing_InvoiceService_ListInvoices",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "account_id": {
+          "type": "string"
+        },
+        "cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "limit": {
+          "maximum": 200,
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "account_id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "PaymentService.RecordPayment RPC",
@@ -142,12 +238,66 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "billing_PaymentService_RecordPayment"
+    "name": "billing_PaymentService_RecordPayment",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "amount_cents": {
+          "exclusiveMinimum": 0,
+          "maximum": 9223372036854775807,
+          "minimum": -9223372036854775808,
+          "type": "integer"
+        },
+        "invoice_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "invoice_id",
+        "amount_cents"
+      ],
+      "type": "object"
+    }
   }
 ]
 """
 )
 TOOLS_BY_NAME: dict[str, dict[str, Any]] = {tool["name"]: tool for tool in TOOLS}
+
+
+#: ``@validate`` rule -> what the argument must be (messages name the argument, not its value).
+_RULES = {
+    "minLength": "at least {} characters long",
+    "maxLength": "at most {} characters long",
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "exclusiveMinimum": "greater than {}",
+    "exclusiveMaximum": "less than {}",
+    "format": "a valid {}",
+    "type": "of type {}",
+    "enum": "one of {}",
+}
+
+
+def _invalid(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """Return why ``arguments`` do not satisfy ``schema`` (names the argument), or None."""
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    if error.validator == "required":
+        missing = [n for n in error.validator_value if n not in error.instance]
+        prefix = f"{where}." if error.absolute_path else ""
+        return f"{prefix}{missing[0]}: required"
+    if error.validator == "additionalProperties":
+        return f"{where}: unknown argument"
+    rule = _RULES.get(str(error.validator))
+    if rule is None:
+        return f"{where}: has the wrong type or value"
+    value = error.validator_value
+    shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+    return f"{where}: must be {rule.format(shown)}"
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -180,6 +330,9 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if function is None:
         return _error(f"not implemented: {params.name}")
     arguments = dict(params.arguments or {})
+    problem = _invalid(tool["validation"], arguments)
+    if problem is not None:  # checked before any handler code runs, as the HTTP side does
+        return _error(f"Input validation error: {problem}")
     try:
         inspect.signature(function).bind(**arguments)
     except TypeError as exc:

@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import jsonschema
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -52,7 +53,27 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_UserService_CreateUser"
+    "name": "default_UserService_CreateUser",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "email": {
+          "format": "email",
+          "maxLength": 255,
+          "type": "string"
+        },
+        "name": {
+          "maxLength": 100,
+          "minLength": 1,
+          "type": "string"
+        }
+      },
+      "required": [
+        "email",
+        "name"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "Fetch one user by id.",
@@ -65,7 +86,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_UserService_GetUser"
+    "name": "default_UserService_GetUser",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "OrderService.CreateOrder RPC",
@@ -81,7 +114,25 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_OrderService_CreateOrder"
+    "name": "default_OrderService_CreateOrder",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "title": {
+          "maxLength": 200,
+          "minLength": 1,
+          "type": "string"
+        },
+        "user_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "user_id",
+        "title"
+      ],
+      "type": "object"
+    }
   },
   {
     "description": "List a user's orders, newest first, one page at a time.",
@@ -100,12 +151,70 @@ TOOLS: list[dict[str, Any]] = json.loads(
       },
       "type": "object"
     },
-    "name": "default_OrderService_ListOrders"
+    "name": "default_OrderService_ListOrders",
+    "validation": {
+      "additionalProperties": false,
+      "properties": {
+        "cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "limit": {
+          "maximum": 200,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "user_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "user_id"
+      ],
+      "type": "object"
+    }
   }
 ]
 """
 )
 TOOLS_BY_NAME: dict[str, dict[str, Any]] = {tool["name"]: tool for tool in TOOLS}
+
+
+#: ``@validate`` rule -> what the argument must be (messages name the argument, not its value).
+_RULES = {
+    "minLength": "at least {} characters long",
+    "maxLength": "at most {} characters long",
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "exclusiveMinimum": "greater than {}",
+    "exclusiveMaximum": "less than {}",
+    "format": "a valid {}",
+    "type": "of type {}",
+    "enum": "one of {}",
+}
+
+
+def _invalid(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """Return why ``arguments`` do not satisfy ``schema`` (names the argument), or None."""
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    if error.validator == "required":
+        missing = [n for n in error.validator_value if n not in error.instance]
+        prefix = f"{where}." if error.absolute_path else ""
+        return f"{prefix}{missing[0]}: required"
+    if error.validator == "additionalProperties":
+        return f"{where}: unknown argument"
+    rule = _RULES.get(str(error.validator))
+    if rule is None:
+        return f"{where}: has the wrong type or value"
+    value = error.validator_value
+    shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+    return f"{where}: must be {rule.format(shown)}"
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -138,6 +247,9 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if function is None:
         return _error(f"not implemented: {params.name}")
     arguments = dict(params.arguments or {})
+    problem = _invalid(tool["validation"], arguments)
+    if problem is not None:  # checked before any handler code runs, as the HTTP side does
+        return _error(f"Input validation error: {problem}")
     try:
         inspect.signature(function).bind(**arguments)
     except TypeError as exc:
