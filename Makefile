@@ -13,7 +13,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 PYPROJECT_HASH := $(shell sha256sum pyproject.toml | cut -c1-16)
 STAMP := $(VENV)/.stamp-$(PYPROJECT_HASH)
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= --durations=30
 
 .PHONY: help venv services test demo lint bench bench-scale clean distclean
 

@@ -65,9 +65,9 @@ def only(kind: str, found: list[Change]) -> Change:
 
 def test_kind_lists_are_the_reference_facts() -> None:
     assert set(BREAKING_KINDS).isdisjoint(INFO_KINDS)
-    # The original's 11 and 8, plus this toolkit's kinds for access, jobs, schedules, sagas
-    # and named enums.
-    assert len(BREAKING_KINDS) == 19 and len(INFO_KINDS) == 18
+    # The original's 11 and 8, plus this toolkit's kinds for access, jobs, schedules, sagas,
+    # named enums and a renamed field that an rpc's JSON carries.
+    assert len(BREAKING_KINDS) == 20 and len(INFO_KINDS) == 18
 
 
 def test_identical_schemas_have_no_changes() -> None:
@@ -270,8 +270,13 @@ def test_field_added() -> None:
 
 def test_field_renamed_via_renamed_from() -> None:
     new = OLD.replace("  name: string", '  full_name: string @renamed_from("name")')
-    change = only("field_renamed", changes(new))
+    found = changes(new)
+    assert [c.kind for c in found] == ["field_renamed", "field_renamed_in_api"]
+    change, in_api = found
     assert not change.breaking and change.message == "field User.name renamed to full_name"
+    # The storage rename is informational; the JSON that User's rpcs carry changes, which
+    # breaks their clients.
+    assert in_api.breaking and '"name"' in in_api.message
     # Without @renamed_from the same edit is a removal plus an addition.
     plain = OLD.replace("  name: string", "  full_name: string")
     assert [c.kind for c in changes(plain)] == ["field_removed", "field_added"]
@@ -279,7 +284,11 @@ def test_field_renamed_via_renamed_from() -> None:
 
 def test_renamed_field_that_also_changes_type() -> None:
     new = OLD.replace("  age: int32", '  years: int64 @renamed_from("age")')
-    assert [c.kind for c in changes(new)] == ["field_renamed", "field_type_changed"]
+    assert [c.kind for c in changes(new)] == [
+        "field_renamed",
+        "field_renamed_in_api",
+        "field_type_changed",
+    ]
 
 
 def test_message_added() -> None:

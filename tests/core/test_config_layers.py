@@ -197,11 +197,11 @@ def test_non_mapping_block_fails():
 
 
 def test_options_class_validate_runs_after_building():
-    rules = [{"role": "editor", "action": "edit", "owned_only": True}]
+    rules = [{"role": "editor", "action": " ", "owned_only": True}]
     with pytest.raises(InvalidOptionsError) as info:
         load({"permission": {"adapter": "rbac", "options": {"rules": rules}}})
-    assert info.value.field == "rules[0].owned_attr"
-    rules[0]["owned_attr"] = "owner_id"
+    assert info.value.field == "rules[0].action"
+    rules[0]["action"] = "edit"  # owned_only alone is valid: the route's owner_field decides
     assert load({"permission": {"options": {"rules": rules}}}).service("permission").options.rules
 
 

@@ -707,7 +707,7 @@ def test_empty_choice_means_unset():
 # --------------------------------------------------------------------------- cross-field
 
 
-def test_permission_owned_only_rule_requires_owned_attr():
+def test_permission_rules_need_a_role_and_an_action_but_not_an_owned_attr():
     where = Where("permission", "primary")
     options = build(
         "permission",
@@ -720,10 +720,11 @@ def test_permission_owned_only_rule_requires_owned_attr():
     )
     assert options.rules[0].effect == "allow"
     assert options.rules[1].owned_only is True
+    options.validate(where)  # OwnedOnly compares the schema's owner_field (issue 30 #2)
+    missing = build("permission", {"rules": [{"Role": "user", "Action": " "}]})
     with pytest.raises(InvalidOptionsError) as info:
-        options.validate(where)
-    assert info.value.field == "rules[1].owned_attr"
-    assert "owned_only" in info.value.reason
+        missing.validate(where)
+    assert info.value.field == "rules[0].action"
 
 
 def test_permission_rules_with_owner_attribute_validate():

@@ -226,6 +226,18 @@ def test_permission_checks_on_noop_are_a_check_error_and_rbac_passes(guarded):
     assert "toolkit_permission.E004" not in rbac.stderr
 
 
+def test_doctor_strict_fails_on_permission_checks_that_fail_open(compiled, guarded):
+    project, env = compiled
+    strict = run_toolkit("doctor", "--strict", cwd=project, env=env)
+    assert strict.returncode == 4, strict
+    [row] = [line for line in strict.stdout.splitlines() if line.startswith("permission/checks")]
+    assert "✘" in row and "permission checks fail open" in row
+    assert all(rpc in row for rpc in GUARDED_RPCS[:3])
+    project, env = guarded
+    passing = run_toolkit("doctor", "--strict", cwd=project, env=env)
+    assert "permission/checks" not in passing.stdout, passing.stdout
+
+
 #: Runs in the guarded project: real accounts, real bearer tokens, Django's test client.
 _DOCS_SCRIPT = """
 import json, django

@@ -14,9 +14,7 @@ replayed key), refunds larger than what was captured (it accepts them), and the 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ports import accepting, free_port
+from tests.support.processes import stop_group
 
 #: Any ``sk_test_`` key is accepted; this one is the tests' own.
 SECRET_KEY = "sk_test_localstripeKey0123456789"
@@ -79,14 +78,7 @@ class LocalStripe:
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_group(process)
 
     # ------------------------------------------------------------------ the API
 

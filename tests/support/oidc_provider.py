@@ -16,7 +16,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from tests.ports import free_port
+from tests.support.processes import stop_group
 
 HERE = Path(__file__).with_name("oidc")
 CLIENT_ID = "toolkit-app"
@@ -93,14 +93,7 @@ class OIDCProvider:
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_group(process)
 
     def rotate(self, kid: str, *, keep_old: bool = True) -> None:
         """Restart on the same port signing with a new key ``kid`` (the old one kept or not)."""

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ports import free_port
+from tests.support.processes import stop_group
 
 ROOT_TOKEN = "root-token-for-tests-only"
 #: The longest a dev server takes to answer its health check on a loaded two-core machine.
@@ -86,14 +86,7 @@ class OpenBao:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL) and wait for it."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_group(process)
 
     # ------------------------------------------------------------------ the HTTP API
 

@@ -11,6 +11,10 @@ and shapes things as the compiled ``openapi.json`` does:
 - :class:`GreaterThanValidator` / :class:`LessThanValidator`: ``@validate(gt:, lt:)``, the
   exclusive bounds Django has no validator for.
 - :class:`RelatedIdsField`: a ``many_to_many`` answered as the related rows' ids.
+- :class:`StringField`, :class:`StrictIntegerField`, :class:`StrictFloatField`,
+  :class:`StrictBooleanField`, :class:`StrictUUIDField`, :class:`TimestampField`,
+  :class:`DateStringField` (and the email / URL strings): JSON bodies taken exactly as the
+  document types them, with no coercion across JSON types (see "strict scalars" below).
 """
 
 from __future__ import annotations

@@ -321,6 +321,10 @@ def check(
         setup.container, services, timeout=timeout, on_start=on_start, on_row=on_row
     )
     rows = [config_row, *checked]
+    if setup.via_registry:
+        for row in permission_rows():
+            say(format_row(row, width, adapter_width))
+            rows.append(row)
     topology_data: dict[str, Any] | None = None
     if deploy:
         shared, topology_data = deploy_rows(setup, say, width, adapter_width)
@@ -341,6 +345,24 @@ def check(
     if warnings:
         data["warnings"] = warnings
     return rows, data
+
+
+def permission_rows() -> list[Row]:
+    """Return a failed row per permission instance whose checks would fail open.
+
+    ``manage.py check`` reports it (``toolkit_permission.E004`` outside development); the
+    doctor shows it beside the services so ``doctor --strict`` fails on it too. In
+    development (``W003``) it is no row: the schema may be written before the rules.
+    """
+    from django.core import checks
+
+    from toolkit_batteries.permission.checks import fail_open_checks
+
+    return [
+        Row("permission", "checks", "", ok=False, error=message.msg)
+        for message in fail_open_checks()
+        if message.level >= checks.ERROR and message.id == "toolkit_permission.E004"
+    ]
 
 
 def job_warnings(setup: Setup) -> list[str]:

@@ -1,14 +1,19 @@
 """Serializer fields for schema types, shared by the ``serializers`` and ``views`` backends.
 
-The mapping (docs/compiler.md): ``uuid`` ``UUIDField``; ``string`` ``CharField`` (no
-whitespace trimming; blank allowed unless ``min_len`` says otherwise), ``EmailField`` /
-``URLField`` / ``fields.UUIDStringField`` for ``format``; ``bool`` ``BooleanField``;
-``bytes`` ``fields.Base64Field``; ``json`` ``JSONField``; ``int32`` / ``int64``
-``IntegerField`` bounded to the column's range; ``float32`` / ``float64`` ``FloatField``;
-``timestamp`` ``DateTimeField``; ``date`` ``DateField``; enums ``fields.EnumField``; an
-entity or message its serializer. ``@validate`` bounds become ``min_length`` /
-``max_length`` / ``min_value`` / ``max_value`` (exclusive bounds on integers are turned
-into inclusive ones; on floats they are validators). ``?`` is ``required=False,
+The mapping (docs/compiler.md), strict so a request is taken exactly when the OpenAPI
+document allows it (no coercion across JSON types): ``uuid`` ``fields.StrictUUIDField``;
+``string`` ``fields.StringField`` (no whitespace trimming; blank allowed unless
+``min_len`` says otherwise; NUL refused), ``fields.EmailStringField`` /
+``fields.URLStringField`` / ``fields.UUIDStringField`` for ``format``; ``bool``
+``fields.StrictBooleanField``; ``bytes`` ``fields.Base64Field``; ``json`` ``JSONField``;
+``int32`` / ``int64`` ``fields.StrictIntegerField`` bounded to the column's range;
+``float32`` / ``float64`` ``fields.StrictFloatField``; ``timestamp``
+``fields.TimestampField`` (RFC 3339, answered in UTC); ``date`` ``fields.DateStringField``;
+enums ``fields.EnumField``; an entity or message its serializer. Path and query
+parameters (text) use DRF's ``IntegerField`` / ``FloatField`` / ``BooleanField``.
+``@validate`` bounds become ``min_length`` / ``max_length`` / ``min_value`` /
+``max_value`` (exclusive bounds on integers are turned into inclusive ones; on floats
+they are validators). ``?`` is ``required=False,
 allow_null=True``; ``@default(x)`` is ``default=x``; ``@default(now())`` is
 ``required=False`` (the model fills it in).
 """

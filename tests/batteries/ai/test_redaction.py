@@ -88,7 +88,8 @@ def test_config_show_never_prints_the_key(tmp_path) -> None:
     )
     text = run_toolkit("config", "show", cwd=tmp_path, env=env)
     assert text.returncode == 0, text
-    assert "ai (openai)" in text.stdout.splitlines()  # the alias as configured
+    # The product name, then where the value came from.
+    assert "ai (openai)  [AI__DEFAULT__ADAPTER]" in text.stdout.splitlines()
     js = run_toolkit("config", "show", "--json", "--service", "ai", cwd=tmp_path, env=env)
     options = js.json["data"]["ai"]["default"]["options"]
     assert options["api_key"] == "[redacted]" and options["model"] == "gpt-test-1"

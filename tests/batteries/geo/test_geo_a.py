@@ -188,7 +188,7 @@ def test_config_show_never_prints_the_key(tmp_path: Path) -> None:
     )
     text = run_toolkit("config", "show", cwd=tmp_path, env=env)
     assert text.returncode == 0, text
-    assert "geo (geo_a)" in text.stdout.splitlines()
+    assert "geo (google)  [GEO__DEFAULT__ADAPTER]" in text.stdout.splitlines()  # product name
     js = run_toolkit("config", "show", "--json", "--service", "geo", cwd=tmp_path, env=env)
     assert js.json["data"]["geo"]["default"]["options"]["api_key"] == "[redacted]"
     outputs = [text.stdout, text.stderr, js.stdout, js.stderr]

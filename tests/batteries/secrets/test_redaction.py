@@ -140,7 +140,7 @@ def test_config_show_never_prints_the_token_or_an_env_secret(tmp_path):
     )
     text = run_toolkit("config", "show", cwd=tmp_path, env=env)
     assert text.returncode == 0, text
-    assert "secrets (secretstore)" in text.stdout.splitlines()
+    assert "secrets (vault)  [SECRETS__DEFAULT__ADAPTER]" in text.stdout.splitlines()
     js = run_toolkit("config", "show", "--json", "--service", "secrets", cwd=tmp_path, env=env)
     options = js.json["data"]["secrets"]["default"]["options"]
     assert options["token"] == "[redacted]" and options["mount"] == "kv"

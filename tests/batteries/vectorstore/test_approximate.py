@@ -102,7 +102,7 @@ def test_the_knob_is_local_to_the_query(loaded):
 def test_bad_knobs_are_refused_by_name(postgres_dsn, argument, value):
     container, store = _open(postgres_dsn)
     try:
-        with pytest.raises(VectorStoreError, match=argument) as info:
+        with pytest.raises(VectorStoreError, match=argument):
             store.query([0.5] * DIMENSION, **{argument: value})
     finally:
         container.close()

@@ -1,0 +1,23 @@
+"""Stop the product servers the tests start (OpenBao, localstripe, oidc-provider) cleanly.
+
+Each runs in its own session (``start_new_session=True``) so a wrapper script and the
+server it execs stop together.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+
+def stop_group(process: subprocess.Popen | None, timeout: float = 10) -> None:
+    """SIGTERM ``process``'s group, SIGKILL it after ``timeout`` s; wait for the process."""
+    if process is None or process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=timeout)
