@@ -65,6 +65,9 @@ class BatteryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     #: The catalog service; derived from ``name`` (``toolkit_batteries.cache`` -> ``cache``).
     service: ClassVar[str] = ""
+    #: Set when the battery's ``checks`` module has ``deploy_checks(config)``: checks only
+    #: ``manage.py check --deploy`` runs (a development key or a stub provider in production).
+    has_deploy_checks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Fill ``service``, ``label`` and ``verbose_name`` from ``name`` when not given."""
@@ -87,7 +90,7 @@ class BatteryConfig(AppConfig):
         ``ready()`` runs again whenever ``INSTALLED_APPS`` is overridden (tests do this);
         without the replacement every override would add one more copy of each check.
         """
-        from .checks import TAG, battery_check
+        from .checks import TAG, battery_check, battery_deploy_check
 
         # The registry ``checks.register`` adds to (a test may point it at its own).
         registry = getattr(checks.register, "__self__", None) or checks.registry.registry
@@ -97,6 +100,10 @@ class BatteryConfig(AppConfig):
         check = battery_check(self.service, self, self.battery_checks)
         check.toolkit_battery = self.service  # type: ignore[attr-defined]
         checks.register(check, TAG)
+        if self.has_deploy_checks:
+            deploy = battery_deploy_check(self.service, self.name)
+            deploy.toolkit_battery = self.service  # type: ignore[attr-defined]
+            checks.register(deploy, TAG, deploy=True)
 
     def battery_checks(self, config: Config) -> Iterable[checks.CheckMessage]:
         """Return the battery's own check messages for a loaded configuration.

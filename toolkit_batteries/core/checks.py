@@ -113,6 +113,29 @@ def battery_check(
     return check
 
 
+def battery_deploy_check(service: str, package: str) -> Callable[..., list[checks.CheckMessage]]:
+    """Build the deploy-only check of one battery: ``<package>.checks.deploy_checks(config)``.
+
+    It runs under ``manage.py check --deploy`` (which ``toolkit serve`` runs outside
+    development), given only the battery's own ``TOOLKIT`` block, like :func:`battery_check`.
+    """
+
+    def check(
+        app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+    ) -> list[checks.CheckMessage]:
+        from importlib import import_module
+
+        own = {k: v for k, v in toolkit_settings().items() if normalize(str(k)) == service}
+        try:
+            config = Config.load(own, os.environ)
+        except ConfigurationError:
+            return []  # toolkit_batteries.E001 reports it
+        return list(import_module(f"{package}.checks").deploy_checks(config))
+
+    check.__name__ = check.__qualname__ = f"check_{service}_deploy"
+    return check
+
+
 # --------------------------------------------------------------------------- battery helpers
 # The pieces every battery's ``checks.battery_checks(config)`` is made of, so each battery
 # states only what is its own (ids, hints, its bounds).
