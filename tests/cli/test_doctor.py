@@ -67,7 +67,8 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
     text = run_toolkit("doctor", cwd=project_dir, env=env)
     assert text.returncode == 0, text
     [cache] = [line for line in text.stdout.splitlines() if line.startswith("cache ")]
-    assert "kvserver" in cache and "✘" in cache and "127.0.0.1:1" in cache
+    # The product name first (the JSON keeps the canonical adapter name, plus "product").
+    assert "redis" in cache and "✘" in cache and "127.0.0.1:1" in cache
     assert "Summary: 16 OK, 1 FAIL" in text.stdout
 
     strict = run_toolkit("doctor", "--strict", "--json", cwd=project_dir, env=env)
@@ -76,6 +77,7 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
     assert body["error"] == "toolkit doctor: 1 of 17 services failed (--strict)"
     [row] = [r for r in body["data"]["rows"] if r["service"] == "cache"]
     assert row["ok"] is False and row["adapter"] == "kvserver" and row["error"]
+    assert row["product"] == "redis"
 
     managed = subprocess.run(
         [sys.executable, "manage.py", "doctor", "--strict"],

@@ -106,14 +106,23 @@ class Row:
             self.service if self.instance in ("", "default") else f"{self.service}/{self.instance}"
         )
 
+    @property
+    def product(self) -> str:
+        """Return what the adapter talks to (``sqlserver`` -> ``postgres``), else the name."""
+        from toolkit_batteries.core.config_display import product_name
+
+        return product_name(self.adapter) if self.adapter else ""
+
     def as_data(self) -> dict[str, Any]:
-        """Return the row for the ``--json`` envelope."""
+        """Return the row for the ``--json`` envelope (``adapter`` stays the canonical name)."""
         data: dict[str, Any] = {
             "service": self.service,
             "instance": self.instance,
             "adapter": self.adapter,
             "ok": self.ok,
         }
+        if self.product != self.adapter:
+            data["product"] = self.product
         if self.error:
             data["error"] = self.error
         return data
@@ -196,7 +205,7 @@ def run_checks(
 def format_row(row: Row, width: int, adapter_width: int) -> str:
     """Return one padded text row."""
     mark = "✔" if row.ok else f"✘ {row.error}"
-    return f"{row.label.ljust(width)}  {row.adapter.ljust(adapter_width)}  {mark}"
+    return f"{row.label.ljust(width)}  {row.product.ljust(adapter_width)}  {mark}"
 
 
 def summary(rows: list[Row]) -> tuple[int, int, str]:
