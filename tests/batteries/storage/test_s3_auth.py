@@ -20,16 +20,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
 from tests.ports import accepting, free_port
+from tests.support.processes import venv_script
 
 from .conftest import open_storage, unique
 
@@ -42,10 +41,10 @@ class AuthMoto:
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        moto = Path(sys.executable).with_name("moto_server")
+        moto = venv_script("moto_server", "moto[server] (dev extra)")
         env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "4"}
         self.process = subprocess.Popen(
-            [str(moto), "-H", "127.0.0.1", "-p", str(self.port)],
+            [moto, "-H", "127.0.0.1", "-p", str(self.port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env=env,
