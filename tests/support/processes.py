@@ -11,6 +11,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -33,3 +35,13 @@ def venv_script(name: str, installed_by: str) -> str:
     if not found:
         raise RuntimeError(f"`{name}` is missing: `make venv` installs {installed_by}")
     return found
+
+
+def wait_until(condition: Callable[[], object], timeout: float) -> bool:
+    """Poll ``condition`` every 50 ms until it holds or ``timeout`` s pass; return whether."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())

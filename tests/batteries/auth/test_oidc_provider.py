@@ -19,7 +19,8 @@ from collections.abc import Iterator
 import jwt
 import pytest
 
-from tests.support.oidc_provider import CLIENT_ID, OIDCProvider, wait_until
+from tests.support.oidc_provider import CLIENT_ID, OIDCProvider
+from tests.support.processes import wait_until
 from toolkit_batteries.auth import InvalidTokenError, TokenExpiredError
 from toolkit_batteries.auth.adapters import oidc as oidc_module
 from toolkit_batteries.core.errors import ServiceUnavailableError

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.openbao import OpenBao
+from tests.support.processes import wait_until
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ServiceUnavailableError
@@ -69,15 +70,6 @@ def open_store() -> Iterator[Callable[[dict], object]]:
     yield opener
     for container in containers:
         container.close()
-
-
-def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 # ------------------------------------------------------------------ KV v2
@@ -147,7 +139,7 @@ def test_a_renewable_token_is_kept_alive_past_its_ttl(bao, prefix, open_store):
     store = open_store(block(bao, prefix, token))
     opened = time.monotonic()
     # Two renewals take the token past the 4 s it was created with.
-    assert wait_for(lambda: store.renewals >= 2, timeout=30), store.renewals
+    assert wait_until(lambda: store.renewals >= 2, timeout=30), store.renewals
     assert time.monotonic() - opened > 4
     assert bao.token_is_valid(token)
     assert store.get("LIVE") == VALUE
@@ -158,7 +150,7 @@ def test_an_expired_token_makes_reads_fail_clearly(bao, prefix, open_store):
     bao.put(f"{prefix}/LATE", {"value": VALUE})
     store = open_store(block(bao, prefix, token))
     assert store.get("LATE") == VALUE
-    assert wait_for(lambda: not bao.token_is_valid(token), timeout=30)
+    assert wait_until(lambda: not bao.token_is_valid(token), timeout=30)
     with pytest.raises(SecretAccessDeniedError) as caught:
         store.get("LATE")
     assert token not in str(caught.value)
@@ -189,7 +181,7 @@ def test_no_token_reaches_the_logs(bao, prefix, open_store, caplog):
     store = open_store(block(bao, prefix, token))
     store.set("LOGGED", VALUE)
     assert store.get("LOGGED") == VALUE
-    assert wait_for(lambda: store.renewals >= 1, timeout=30)
+    assert wait_until(lambda: store.renewals >= 1, timeout=30)
     text = caplog.text + repr(store)
     assert token not in text and VALUE not in text
 
@@ -209,7 +201,7 @@ def test_a_sealed_server_is_unavailable_and_recovers_when_unsealed(tmp_path, ope
         assert bao.url not in str(caught.value) and "127.0.0.1" not in str(caught.value)
         bao.unseal()
         # The dev server keeps its storage in memory, so the secret survives the seal.
-        assert wait_for(lambda: bao.api("GET", "sys/health")[0] == 200, timeout=30)
+        assert wait_until(lambda: bao.api("GET", "sys/health")[0] == 200, timeout=30)
         assert store.get("KEY") == VALUE
 
 
