@@ -94,9 +94,11 @@ class BatteryConfig(AppConfig):
 
         # The registry ``checks.register`` adds to (a test may point it at its own).
         registry = getattr(checks.register, "__self__", None) or checks.registry.registry
-        registered = registry.registered_checks
-        for old in [c for c in registered if getattr(c, "toolkit_battery", None) == self.service]:
-            registered.discard(old)
+        # Deploy-only checks live in their own set (``deployment_checks``).
+        for registered in (registry.registered_checks, registry.deployment_checks):
+            mine = [c for c in registered if getattr(c, "toolkit_battery", None) == self.service]
+            for old in mine:
+                registered.discard(old)
         check = battery_check(self.service, self, self.battery_checks)
         check.toolkit_battery = self.service  # type: ignore[attr-defined]
         checks.register(check, TAG)
