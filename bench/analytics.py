@@ -38,7 +38,7 @@ PROPS = {"plan": "pro", "seats": 12, "path": "/pricing", "trial": False}
 def _battery() -> Iterator[tuple[Any, str, str, Callable[[int], None]]]:
     """Yield (server, key, url, the battery's timed loop) on a fresh batch server."""
     from tests.batteries.analytics.server import BatchServer
-    from toolkit_batteries.analytics.adapters.analytics_b import ProductAnalytics
+    from toolkit_batteries.analytics.adapters.posthog import PostHogAnalytics
     from toolkit_batteries.core.config import Config
 
     key = "phc_" + random.token_urlsafe(24)
@@ -53,7 +53,7 @@ def _battery() -> Iterator[tuple[Any, str, str, Callable[[int], None]]]:
             },
         }
         options = Config.load({"analytics": block}, {}).service("analytics").options
-        analytics = ProductAnalytics(options, batch_size=BATCH, background=False)
+        analytics = PostHogAnalytics(options, batch_size=BATCH, background=False)
 
         def ours(batches: int) -> None:
             capture, flush = analytics.capture, analytics.flush

@@ -10,10 +10,12 @@ is taken.
 * ``rbac``: ``authorizer.check`` against raw ``casbin.Enforcer.enforce`` on the same
   policy (the enforcer with the two matcher functions the adapter registers, called with
   ready-made request objects). Target: at least 1x.
-* ``policyfile``: the same, through the adapter (decision cache warm, as in a server
-  that has seen these callers). Target: at least 1x.
-* ``policyfile`` with a new subject on every check, so every check misses the cache and
-  reaches the enforcer: what the adapter's own work costs. Target: at least 0.9x.
+* ``policyfile`` (the headline): a new subject on every check, so every check misses the
+  decision cache and reaches the enforcer, against raw pycasbin, which recomputes every
+  check too: like for like, what the adapter costs. Target: at least 0.9x.
+* ``policyfile`` with the decision cache warm (a server that has seen these callers):
+  printed as a figure with "no target", because the raw side recomputes every check and
+  the ratio would flatter the adapter.
 
 Runs of the two sides are interleaved and the best of several repeats is kept.
 """
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench._curves import Line
 from bench._measure import best_interleaved
 from bench.foundation import Result
 
@@ -167,7 +170,8 @@ class _Setup:
         self._dir.cleanup()
 
 
-def _adapter_bench(adapter: str) -> Result:
+def _adapter_bench(adapter: str) -> tuple[float, float]:
+    """Return (adapter checks/s, raw pycasbin checks/s) on the repeating workload."""
     setup = _Setup()
     try:
         authorizer = setup.open(adapter)
@@ -176,11 +180,16 @@ def _adapter_bench(adapter: str) -> Result:
         ours, base = setup.ours_loop(authorizer), setup.raw_loop()
         ours(500)
         base(500)
-        mine, theirs = best_interleaved(ours, base, 5000, repeats=5)
+        return best_interleaved(ours, base, 5000, repeats=5)
     finally:
         setup.close()
+
+
+def bench_rbac() -> Result:
+    """Time ``rbac`` checks against raw pycasbin on the same policy."""
+    mine, theirs = _adapter_bench("rbac")
     return Result(
-        f"permission {adapter} checks vs raw pycasbin enforce",
+        "permission rbac checks vs raw pycasbin enforce",
         mine,
         theirs,
         "checks/s",
@@ -190,18 +199,23 @@ def _adapter_bench(adapter: str) -> Result:
     )
 
 
-def bench_rbac() -> Result:
-    """Time ``rbac`` checks against raw pycasbin on the same policy."""
-    return _adapter_bench("rbac")
+def bench_policyfile_warm() -> Line:
+    """Time ``policyfile`` checks with a warm decision cache: a figure, no target.
+
+    The raw enforcer recomputes every check while the adapter answers from its cache, so
+    the two sides do not do the same work; :func:`bench_policyfile` is the comparison.
+    """
+    mine, theirs = _adapter_bench("policyfile")
+    return Line(
+        "permission policyfile warm cache vs raw (not like for like)",
+        mine,
+        theirs,
+        "checks/s",
+    )
 
 
 def bench_policyfile() -> Result:
-    """Time ``policyfile`` checks (decision cache warm) against raw pycasbin."""
-    return _adapter_bench("policyfile")
-
-
-def bench_policyfile_misses() -> Result:
-    """Time ``policyfile`` checks that all miss the cache against raw pycasbin."""
+    """Time ``policyfile`` checks that all miss the cache against raw pycasbin (headline)."""
     from toolkit_batteries.permission import Subject
 
     setup = _Setup()
@@ -228,7 +242,7 @@ def bench_policyfile_misses() -> Result:
     finally:
         setup.close()
     return Result(
-        "permission policyfile cache misses vs raw enforce",
+        "permission policyfile checks (cache miss) vs raw enforce",
         mine,
         theirs,
         "checks/s",
@@ -238,4 +252,4 @@ def bench_policyfile_misses() -> Result:
     )
 
 
-BENCHMARKS = (bench_rbac, bench_policyfile, bench_policyfile_misses)
+BENCHMARKS = (bench_rbac, bench_policyfile, bench_policyfile_warm)

@@ -10,8 +10,9 @@
 The receiver is a threaded ``http.server`` on 127.0.0.1 in a child process (keep-alive,
 answers 204). Both
 sides run one sender thread, interleaved, best of five rounds. Target: the ``http``
-adapter at least 0.5x raw httpx (the two row writes per delivery are the price of the
-delivery log).
+adapter at least 0.8x raw httpx (issue 27's goal; the delivery log's row writes are what
+it costs). The ``queue`` line is a figure with "no target": queued delivery through a
+worker is not the work the raw loop does, so it never prints "ok".
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._curves import Line
 from bench._measure import best_interleaved
 from bench.foundation import Result
 
@@ -148,13 +150,13 @@ def bench_http() -> Result:
         mine,
         theirs,
         "deliveries/s",
-        ">= 0.5x raw httpx",
-        mine >= 0.5 * theirs,
+        ">= 0.8x raw httpx",
+        mine >= 0.8 * theirs,
         number=",.0f",
     )
 
 
-def bench_queue() -> Result:
+def bench_queue() -> Line:
     """Time queued deliveries end to end (4 worker threads) against the raw httpx loop."""
     url, server = _receiver()
     container = _container(
@@ -183,14 +185,12 @@ def bench_queue() -> Result:
         container.close()
         server.kill()
         server.wait(10)
-    return Result(
+    # Queued delivery and a synchronous post are not the same work: a figure, no target.
+    return Line(
         f"webhook queue (memory, 4 workers) vs raw httpx ({mine / theirs:.2f}x)",
         mine,
         theirs,
         "deliveries/s",
-        "figure only",
-        True,
-        number=",.0f",
     )
 
 

@@ -11,13 +11,18 @@ import os
 import secrets
 import shutil
 import socket
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
 from hypothesis import settings as hypothesis_settings
+
+from tests.support.batteries import BatteryOpener
+from tests.support.redis_server import drop_redis_prefix
 
 # The suite is a gate, so Hypothesis runs the same examples every time (as its CI profile
 # does); set TOOLKIT_FUZZ_RANDOM=1 to explore new random inputs locally.
@@ -125,3 +130,54 @@ def redis_url() -> str:
     if not _reachable(url, 6379):
         pytest.fail("Redis is unreachable at 127.0.0.1:6379; run `make services`")
     return url
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    """Start moto's server (S3, KMS, ...) on 127.0.0.1 for the session; yield its URL."""
+    import logging
+
+    from moto.server import ThreadedMotoServer
+
+    from tests.ports import free_port
+
+    # The stand-in store's own access log (werkzeug) is the remote server's, not ours.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> Iterator[Any]:
+    """Return a ``redis.Redis`` client on the real server, closed after the test."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str) -> Iterator[str]:
+    """Return a key prefix of this test's own; its keys are deleted afterwards."""
+    prefix = f"t-{uuid.uuid4().hex}:"
+    yield prefix
+    drop_redis_prefix(redis_url, prefix)
+
+
+@pytest.fixture
+def open_battery() -> Iterator[BatteryOpener]:
+    """Open a battery the real way: ``open_battery("lock", {"adapter": "memory"})``.
+
+    Every container opened is closed at teardown (see :mod:`tests.support.batteries`).
+    Request it *after* the local servers the battery talks to (``getfixturevalue`` in the
+    fixture body), so the containers close (and flush) before those servers stop.
+    """
+    opener = BatteryOpener()
+    yield opener
+    opener.close()

@@ -40,3 +40,21 @@ def run_python(
 def run_python_json(code: str, *, cwd: Path, env: Mapping[str, str], **kwargs: Any) -> Any:
     """Run ``code`` as :func:`run_python` does; parse its last stdout line as JSON."""
     return json.loads(run_python(code, cwd=cwd, env=env, **kwargs).strip().splitlines()[-1])
+
+
+def run_manage(
+    project: Path, *args: str, env: Mapping[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python manage.py args...`` in ``project`` and return the finished process.
+
+    Unlike :func:`run_python` it does not assert success: tests check the exit code.
+    """
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        timeout=timeout,
+        check=False,
+    )

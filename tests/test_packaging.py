@@ -82,6 +82,8 @@ def test_wheel_ships_the_whole_project_template_and_py_typed(wheel: zipfile.ZipF
     assert template <= names, sorted(template - names)
     assert "toolkit_batteries/py.typed" in names
     assert "toolkit_batteries/cli/__init__.py" in names
+    # the typed accessors (generated from the catalog) ship with the code they type
+    assert {"toolkit_batteries/services.pyi", "toolkit_batteries/_accessors.pyi"} <= names
 
 
 def test_wheel_holds_only_the_two_packages(wheel: zipfile.ZipFile) -> None:

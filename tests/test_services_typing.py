@@ -17,49 +17,30 @@ import pytest
 from django.test import override_settings
 
 from toolkit_batteries import services
+from toolkit_batteries.core.catalog import SERVICES
+from toolkit_batteries.core.stubs import render as render_stubs
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Each landed battery and the public class its accessor is typed with.
-EXPECTED = {
-    "ai": "toolkit_batteries.ai.AI",
-    "analytics": "toolkit_batteries.analytics.Analytics",
-    "auth": "toolkit_batteries.auth.Authenticator",
-    "billing": "toolkit_batteries.billing.Billing",
-    "cache": "toolkit_batteries.cache.Cache",
-    "cdn": "toolkit_batteries.cdn.CDN",
-    "crypto": "toolkit_batteries.crypto.Crypto",
-    "db": "toolkit_batteries.db.Database",
-    "document": "toolkit_batteries.document.Document",
-    "eventbus": "toolkit_batteries.eventbus.EventBus",
-    "flag": "toolkit_batteries.flag.Flag",
-    "geo": "toolkit_batteries.geo.Geo",
-    "i18n": "toolkit_batteries.i18n.I18n",
-    "idempotency": "toolkit_batteries.idempotency.Idempotency",
-    "lock": "toolkit_batteries.lock.Lock",
-    "log": "toolkit_batteries.log.Logger",
-    "mailer": "toolkit_batteries.mailer.Mailer",
-    "media": "toolkit_batteries.media.Media",
-    "notification": "toolkit_batteries.notification.Notification",
-    "observability": "toolkit_batteries.observability.Observability",
-    "outbox": "toolkit_batteries.outbox.Outbox",
-    "password": "toolkit_batteries.password.PasswordHasher",
-    "payment": "toolkit_batteries.payment.Payment",
-    "permission": "toolkit_batteries.permission.Authorizer",
-    "queue": "toolkit_batteries.queue.Queue",
-    "ratelimit": "toolkit_batteries.ratelimit.RateLimiter",
-    "resilience": "toolkit_batteries.resilience.Policy",
-    "router": "toolkit_batteries.router.Router",
-    "scheduler": "toolkit_batteries.scheduler.Scheduler",
-    "search": "toolkit_batteries.search.Search",
-    "secrets": "toolkit_batteries.secrets.Secrets",
-    "session": "toolkit_batteries.session.SessionStore",
-    "storage": "toolkit_batteries.storage.Storage",
-    "tenant": "toolkit_batteries.tenant.Tenant",
-    "vectorstore": "toolkit_batteries.vectorstore.VectorStore",
-    "webhook": "toolkit_batteries.webhook.Webhook",
-    "workflow": "toolkit_batteries.workflow.Workflow",
-}
+#: Each battery and the public class its accessor is typed with, as the catalog says, read
+#: through the package's public export (``toolkit_batteries.cache.Cache``).
+EXPECTED = {name: f"{spec.package}.{spec.base}" for name, spec in SERVICES.items()}
+
+
+def test_the_catalog_names_each_batterys_public_class_where_it_is_defined() -> None:
+    for spec in SERVICES.values():
+        cls = public_class(spec.base_path)
+        assert public_class(EXPECTED[spec.name]) is cls
+        assert f"{cls.__module__}.{cls.__qualname__}" == spec.base_path
+
+
+def test_the_stubs_on_disk_are_what_the_catalog_renders() -> None:
+    """``services.pyi`` and ``_accessors.pyi`` are regenerated when the catalog changes."""
+    for name, text in render_stubs().items():
+        on_disk = (ROOT / "toolkit_batteries" / name).read_text(encoding="utf-8")
+        assert on_disk == text, f"run python -m toolkit_batteries.core.stubs ({name})"
+    assert all(f"def {name}(" in render_stubs()["services.pyi"] for name in SERVICES)
+
 
 #: Zero-infrastructure settings under which every landed accessor opens.
 TOOLKIT = {
@@ -128,6 +109,20 @@ def test_a_type_checker_sees_each_batterys_public_class(
     assert revealed[-1] == revealed[list(EXPECTED).index("queue")]
     # A typo is caught, which an ``Any`` return would have let through.
     assert 'has no attribute "no_such_method"' in output
+
+
+def test_a_type_checker_sees_the_classes_behind_each_packages_lazy_names(
+    tmp_path: Path,
+) -> None:
+    """``from toolkit_batteries.cache import Cache`` is the class (``__init__.pyi``), not Any."""
+    lines = [f"import toolkit_batteries.{name} as p_{name}" for name in SERVICES]
+    lines += [f"reveal_type(p_{spec.name}.{spec.base})" for spec in SERVICES.values()]
+    lines += ["p_cache.NoSuchName"]
+    revealed, output = _revealed(tmp_path, lines)
+    assert len(revealed) == len(SERVICES), output
+    for spec, shown in zip(SERVICES.values(), revealed, strict=True):
+        assert shown.endswith(f"-> {spec.base_path}"), (spec.name, shown)
+    assert 'Module has no attribute "NoSuchName"' in output
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.ports import free_port
-from tests.subprocesses import run_python_json
+from tests.subprocesses import run_manage, run_python_json
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "project_template"
@@ -110,15 +110,7 @@ def render(target: Path, name: str = NAME) -> Path:
 
 def manage(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run ``manage.py`` of ``project`` in a fresh interpreter."""
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=_clean_env() | env,
-        timeout=60,
-        check=False,
-    )
+    return run_manage(project, *args, env=_clean_env() | env, timeout=60)
 
 
 @pytest.fixture(scope="module")

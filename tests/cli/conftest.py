@@ -8,15 +8,20 @@ so dry-run tests can compare before and after.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management.utils import get_random_secret_key
 
 SCRIPT = Path(sys.executable).parent / "toolkit"
 REPO = Path(__file__).resolve().parents[2]
@@ -81,6 +86,24 @@ def run_toolkit(
     return Ran(proc)
 
 
+def start_serve(
+    project: Path, env: dict[str, str], port: int, stdout: int = subprocess.PIPE
+) -> subprocess.Popen[str]:
+    """Start ``toolkit serve`` for ``project`` on ``127.0.0.1:port`` in the background.
+
+    The caller waits for it to answer and stops it (SIGTERM) in a ``finally``.
+    """
+    return subprocess.Popen(
+        [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.fixture
 def toolkit() -> Callable[..., Ran]:
     """Provide the ``run_toolkit`` function as a fixture."""
@@ -96,12 +119,39 @@ def tree(path: Path) -> dict[str, bytes]:
     return out
 
 
+#: One real render per project name and session, copied for each test (see render_project).
+_RENDERED: dict[str, Path] = {}
+
+
 def render_project(target: Path, name: str = "demo") -> Path:
-    """Render ``project_template`` into ``target`` with ``django-admin startproject``.
+    """Render ``project_template`` into ``target`` as ``django-admin startproject`` does.
 
     Used by tests of commands that run inside a project; the ``new`` command's own tests
-    render through ``toolkit new`` instead.
+    render through ``toolkit new`` instead. The first call per ``name`` runs the real
+    ``startproject`` into a session directory; later calls copy that tree (a subprocess
+    saved per test) and give the copy a secret key of its own, as a render would.
     """
+    rendered = _RENDERED.get(name)
+    if rendered is None:
+        rendered = _startproject(Path(tempfile.mkdtemp(prefix="toolkit-render-")) / name, name)
+        atexit.register(shutil.rmtree, rendered.parent, ignore_errors=True)
+        _RENDERED[name] = rendered
+    shutil.copytree(rendered, target, dirs_exist_ok=True)
+    settings = target / name / "settings.py"
+    key = _rendered_secret_key(rendered / name / "settings.py")
+    settings.write_text(settings.read_text().replace(key, get_random_secret_key(), 1))
+    return target
+
+
+def _rendered_secret_key(settings: Path) -> str:
+    """Return the SECRET_KEY literal ``startproject`` wrote into ``settings``."""
+    found = re.search(r'^\s*SECRET_KEY = "([^"]+)"', settings.read_text(), re.M)
+    assert found, f"no rendered SECRET_KEY in {settings}"
+    return found.group(1)
+
+
+def _startproject(target: Path, name: str) -> Path:
+    """Run the real ``django-admin startproject`` with the toolkit's template."""
     target.mkdir(parents=True, exist_ok=True)
     admin = Path(sys.executable).parent / "django-admin"
     subprocess.run(

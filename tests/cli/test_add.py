@@ -7,11 +7,11 @@ each test; every command runs through the installed console script.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.subprocesses import run_manage
 
 from .conftest import base_env, render_project, run_toolkit, tree
 
@@ -49,14 +49,7 @@ def test_add_redis_cache_and_a_plugin_then_manage_check_passes(proj: Path) -> No
         '"plugins": {' in text and '"sms_gateway": {"adapter": "acme_sms", "options": {}},' in text
     )
     assert 'register_plugin("acme_sms", factory)' in text  # the wiring comment
-    check = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=proj,
-        env=base_env(TOOLKIT_ENV="dev"),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    check = run_manage(proj, "check", env=base_env(TOOLKIT_ENV="dev"))
     assert check.returncode == 0, check.stderr
 
 

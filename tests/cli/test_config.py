@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import base_env, render_project, run_toolkit
+from tests.subprocesses import run_manage
 
 JWT_SECRET = "jwt-secret-Pm4x-" + "y" * 32
 KV_PASSWORD = "kv-pw-Lr5-never-shown"
@@ -84,14 +83,7 @@ def test_inside_a_project_uses_its_settings(project_dir: Path) -> None:
     assert body["data"]["cache"]["default"]["adapter"] == "kvserver"
     assert JWT_SECRET not in text.stdout + json.dumps(body)
 
-    managed = subprocess.run(
-        [sys.executable, "manage.py", "config_show", "--service", "auth"],
-        cwd=project_dir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    managed = run_manage(project_dir, "config_show", "--service", "auth", env=env)
     assert managed.returncode == 0, managed.stderr
     assert "auth (jwt)" in managed.stdout
     assert JWT_SECRET not in managed.stdout + managed.stderr

@@ -20,6 +20,7 @@ import psycopg
 import pytest
 
 from tests.cli.conftest import base_env, render_project, run_toolkit, tree
+from tests.subprocesses import run_manage
 
 V1 = """\
 entity User {
@@ -411,14 +412,7 @@ def test_project_seed(compiled_project: Path) -> None:
     unknown = run_toolkit("db", "seed", "--app", "nope", cwd=root)
     assert unknown.returncode == 2
 
-    managed = subprocess.run(
-        [sys.executable, "manage.py", "db_seed", "--app", "api"],
-        cwd=root,
-        env=base_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    managed = run_manage(root, "db_seed", "--app", "api", env=base_env())
     assert managed.returncode == 0, managed.stderr
     assert "seeded api" in managed.stdout
 
@@ -548,15 +542,22 @@ def test_sqlite_foreign_key_differences_warn_and_join_tables_are_created(tmp_pat
 
 
 def test_the_engine_stands_apart_from_the_cli_and_its_errors_carry_exit_codes() -> None:
+    # The engine lives beside the command that serves it (toolkit_batteries/cli/), yet
+    # imports none of the CLI's machinery: no command module, parser, output envelope,
+    # argparse or Django; only the package's static entry point comes with it.
     code = (
-        "import sys, toolkit_batteries.db.sqlmigrate as m\n"
-        "print(sorted(n for n in sys.modules if n.startswith('toolkit_batteries.cli')))\n"
+        "import sys, toolkit_batteries.cli.sqlmigrate as m\n"
+        "print(sorted(n for n in sys.modules if n.startswith('toolkit_batteries.cli')\n"
+        "             and not n.startswith('toolkit_batteries.cli.sqlmigrate')\n"
+        "             or n in ('argparse', 'django')))\n"
     )
     ran = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
-    assert ran.stdout.strip() == "[]"
-    from toolkit_batteries.db import sqlmigrate
+    assert ran.stdout.strip() == str(
+        ["toolkit_batteries.cli", *(f"toolkit_batteries.cli.{m}" for m in CLI_ENTRY)]
+    )
+    from toolkit_batteries.cli import sqlmigrate
 
     with pytest.raises(sqlmigrate.TargetMismatchError) as mismatch:
         sqlmigrate.parse_target("sqlserver", "app.db")
@@ -569,6 +570,10 @@ def test_the_engine_stands_apart_from_the_cli_and_its_errors_carry_exit_codes() 
     assert unreachable.value.exit_code == 5
     assert issubclass(sqlmigrate.InvalidTargetError, sqlmigrate.SqlMigrateError)
     assert sqlmigrate.InvalidTargetError.exit_code == 3
+
+
+#: What ``import toolkit_batteries.cli`` itself loads (the ``toolkit --help`` path).
+CLI_ENTRY = ("exitcodes", "program", "table")
 
 
 def load_schema_text(text: str):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import SCRIPT, base_env, run_toolkit
+from tests.cli.conftest import SCRIPT, base_env, run_toolkit, start_serve
 from tests.cli.test_end_to_end import _wait_until_up as _wait_for_healthz
 from tests.ports import free_port
 
@@ -131,18 +131,6 @@ def _wait_until_up(base: str, server: subprocess.Popen[str]) -> None:
     _wait_for_healthz(base, server, limit=90)
 
 
-def _serve(project: Path, env: dict[str, str], port: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def _worker(project: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [str(SCRIPT), "queue:work"],
@@ -186,7 +174,7 @@ def test_worked_example_one_machine_then_postgres_and_redis_by_environment_alone
     assert migrated.returncode == 0, migrated
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _serve(project, one_machine, port)
+    server = start_serve(project, one_machine, port)
     try:
         _wait_until_up(base, server)
         tokens = [f"one-{n}" for n in range(3)]
@@ -211,7 +199,7 @@ def test_worked_example_one_machine_then_postgres_and_redis_by_environment_alone
     assert migrated.returncode == 0, migrated
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _serve(project, several, port)
+    server = start_serve(project, several, port)
     workers = [_worker(project, several), _worker(project, several)]
     try:
         _wait_until_up(base, server)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import base_env, render_project, run_toolkit
+from tests.subprocesses import run_manage
 
 JWT_SECRET = "jwt-secret-Hk2v9-" + "x" * 32
 KV_PASSWORD = "kv-pw-Qz7-never-shown"
@@ -79,14 +80,7 @@ def test_unreachable_cache_fails_its_row_only_and_strict_exits_4(project_dir: Pa
     assert row["ok"] is False and row["adapter"] == "kvserver" and row["error"]
     assert row["product"] == "redis"
 
-    managed = subprocess.run(
-        [sys.executable, "manage.py", "doctor", "--strict"],
-        cwd=project_dir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    managed = run_manage(project_dir, "doctor", "--strict", env=env)
     assert managed.returncode == 4, managed.stderr
     assert "1 of 17 services failed (--strict)" in managed.stderr
 

@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.cli.conftest import SCRIPT, base_env, run_toolkit
+from tests.cli.conftest import base_env, run_toolkit, start_serve
 from tests.ports import free_port
 
 
@@ -77,15 +77,7 @@ def test_new_compile_migrate_serve_register_login_call_and_stop(tmp_path: Path) 
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_serve(project, env, port)
     try:
         _wait_until_up(base, server)
         account = {"email": "ann@example.com", "password": "correct horse", "name": "Ann"}

@@ -16,13 +16,13 @@ from __future__ import annotations
 import secrets
 import signal
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
-from tests.cli.conftest import SCRIPT, base_env, run_toolkit
+from tests.cli.conftest import base_env, run_toolkit, start_serve
 from tests.cli.test_end_to_end import _call, _wait_until_up
 from tests.ports import free_port
+from tests.subprocesses import run_manage
 
 SCHEMA = """\
 // A widget belongs to the account whose id is its owner.
@@ -160,29 +160,13 @@ def test_schema_with_job_schedule_permission_and_crud_end_to_end(tmp_path: Path)
     assert migrated.json["ok"] is True
     # An operator's token with the admin role, minted by the project's auth service (the
     # accounts app's logins carry no roles).
-    minted = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", MINT_ADMIN],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    minted = run_manage(project, "shell", "-c", MINT_ADMIN, env=env)
     assert minted.returncode == 0, minted.stderr[-2000:]
     admin = minted.stdout.split()[-1]  # after the shell's notice of its automatic imports
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_serve(project, env, port)
     try:
         _wait_until_up(base, server)
         ann, ann_id = _register_and_login(base, "ann@example.com")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.subprocesses import run_manage
 
 from .conftest import base_env, render_project, run_toolkit, tree
 
@@ -64,14 +64,7 @@ def test_extract_builds_a_compiled_project_that_passes_check(proj: Path, tmp_pat
     assert "class InvoiceService" in handlers and "NoteService" not in handlers
     assert (out / "api" / "migrations" / "0001_initial.py").is_file()
     assert not list(out.rglob("__pycache__"))
-    check = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=out,
-        env=base_env(TOOLKIT_ENV="dev"),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    check = run_manage(out, "check", env=base_env(TOOLKIT_ENV="dev"))
     assert check.returncode == 0, check.stderr
 
 

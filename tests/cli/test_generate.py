@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.subprocesses import run_manage
+
 from .conftest import REPO, base_env, render_project, run_toolkit, tree
 
 RUFF = Path(sys.executable).parent / "ruff"
@@ -31,14 +33,7 @@ def proj(rendered: Path, tmp_path: Path) -> Path:
 
 
 def _manage(proj: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=proj,
-        env=base_env(TOOLKIT_ENV="dev"),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_manage(proj, *args, env=base_env(TOOLKIT_ENV="dev"))
 
 
 def _ruff_clean(root: Path, *paths: Path) -> None:

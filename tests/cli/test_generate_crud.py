@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.subprocesses import run_manage
 
 from .conftest import base_env, render_project, run_toolkit, tree
 
@@ -29,15 +30,7 @@ def proj(rendered: Path, tmp_path: Path) -> Path:
 
 
 def _manage(proj: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=proj,
-        env=base_env(TOOLKIT_ENV="dev"),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    return run_manage(proj, *args, env=base_env(TOOLKIT_ENV="dev"), timeout=300)
 
 
 DRIVE = """

@@ -6,11 +6,11 @@ checked by its own ``manage.py check`` in a fresh interpreter.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.subprocesses import run_manage
 
 from .conftest import base_env, run_toolkit, tree
 
@@ -96,14 +96,7 @@ def test_new_json_with_batteries_then_manage_check_passes(tmp_path: Path) -> Non
     settings = (target / "shop_api" / "settings.py").read_text()
     assert '"cache": {"adapter": "kvserver"},' in settings  # the alias, canonical
     assert '"toolkit_batteries.queue",' in settings
-    check = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=target,
-        env=base_env(TOOLKIT_ENV="dev"),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    check = run_manage(target, "check", env=base_env(TOOLKIT_ENV="dev"))
     assert check.returncode == 0, check.stderr
     assert "no issues" in check.stdout
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import SCRIPT, base_env, render_project, run_toolkit
+from tests.cli.conftest import base_env, render_project, run_toolkit, start_serve
 from tests.cli.test_end_to_end import _call, _wait_until_up
 from tests.ports import free_port
 
@@ -115,15 +115,7 @@ def test_belongs_to_and_many_to_many_travel_as_ids_and_are_validated(tmp_path: P
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=root,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_serve(root, env, port, stdout=subprocess.DEVNULL)
     try:
         _wait_until_up(base, server, limit=120)
         tags = []

@@ -76,7 +76,7 @@ def server() -> Iterator[ThreadingHTTPServer]:
     """Serve plain HTTP on 127.0.0.1, counting the requests that reach the server."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
     httpd.hits = 0  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield httpd
     httpd.shutdown()
@@ -103,7 +103,7 @@ def tls_server(tmp_path) -> Iterator[tuple[ThreadingHTTPServer, Path, list[str]]
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
     httpd.hits = 0  # type: ignore[attr-defined]
     httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield httpd, cert, names
     httpd.shutdown()

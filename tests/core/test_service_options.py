@@ -50,6 +50,9 @@ SPEC_SERVICES: dict[str, dict[str, Any]] = SPEC["services"]
 ALL = sorted(SERVICES)
 
 #: Keys declared on purpose although the spec's tables do not list them, with the reason.
+#: Why the sqs queue adapter's keys exist beyond the spec.
+_SQS = "issue 26 #7: the sqs queue adapter (the adapter checklist's worked example)"
+
 DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
     "cache": {
         "adapter": "the spec's prose: the adapter field inside cache options is a legacy "
@@ -141,6 +144,18 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
     "permission": {
         "resource_roles": "issue 30 #3: a function giving the caller roles relative to the "
         "object (team membership), which rbac and policyfile rules match",
+    },
+    "queue": {
+        "endpoint": _SQS,
+        "region": _SQS,
+        "access_key_id": _SQS,
+        "secret_access_key": _SQS,
+    },
+    "webhook": {
+        "queue_opts.endpoint": _SQS,
+        "queue_opts.region": _SQS,
+        "queue_opts.access_key_id": _SQS,
+        "queue_opts.secret_access_key": _SQS,
     },
 }
 

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 
 from tests.batteries.ratelimit.private_redis import PrivateRedis
+from tests.support.clock import FakeClock
 from toolkit_batteries import services
 
 
@@ -27,21 +28,11 @@ def fresh_services():
     services.close()
 
 
-class Clock:
-    """The readiness cache's clock, moved by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch):
     from toolkit_batteries.http import health
 
-    fake = Clock()
+    fake = FakeClock()
     monkeypatch.setattr(health, "clock", fake)
     monkeypatch.setattr(health, "_cache", health._Cache())
     return fake
@@ -83,6 +74,9 @@ def test_readyz_has_a_row_for_every_configured_service_on_a_fresh_start(fresh_se
     assert set(rows) == {("lock", "default"), ("lock", "second"), ("db", "default")}
     assert rows["lock", "default"]["adapter"] == "memory"
     assert rows["db", "default"]["adapter"] == "sqlfile"
+    # The product it talks to beside the canonical name; an adapter of no product is itself.
+    assert rows["db", "default"]["product"] == "sqlite"
+    assert rows["lock", "default"]["product"] == "memory"
     assert all(row["status"] == "ok" and row["latency_ms"] >= 0 for row in rows.values())
     assert all("error" not in row for row in rows.values())
 
@@ -125,6 +119,7 @@ def test_readyz_is_503_naming_the_service_whose_redis_stopped(fresh_services, cl
     assert json.loads(response.content)["status"] == "unavailable"
     failed = rows["ratelimit", "default"]
     assert failed["status"] == "error" and failed["adapter"] == "kvserver"
+    assert failed["product"] == "redis"
     assert failed["error"]  # a code or class name, never the driver's message
     assert rows["lock", "default"]["status"] == "ok"
     assert rows["resilience", "default"]["status"] == "ok"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import base_env, render_project, run_toolkit
+from tests.subprocesses import run_manage
 
 #: An http path whose ``\"\"\"`` closed the handler stub's docstring on the old code.
 HOSTILE_PATH = '/v1/p"""+open("pwned","w").write("owned")+"""'
@@ -47,15 +48,7 @@ print("STATUS", response.status_code, response.content[:300])
 
 
 def _shell(project: Path, code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=base_env(TOOLKIT_ENV="development"),
-        timeout=120,
-        check=False,
-    )
+    return run_manage(project, "shell", "-c", code, env=base_env(TOOLKIT_ENV="development"))
 
 
 @pytest.fixture(scope="module")

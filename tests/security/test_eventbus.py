@@ -15,6 +15,7 @@ import uuid
 import pytest
 import redis
 
+from tests.support.processes import wait_until
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.eventbus.adapters.kvserver import KVServerEventBus, channel_name
 from toolkit_batteries.eventbus.adapters.memory import MemoryEventBus
@@ -23,16 +24,6 @@ from toolkit_batteries.eventbus.base import BusSettings
 
 def bus_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name.startswith("toolkit-eventbus-")}
-
-
-def wait_until(predicate, timeout: float) -> bool:
-    """Poll ``predicate`` until true or ``timeout`` seconds pass; return the last answer."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return bool(predicate())
-        time.sleep(0.01)
-    return True
 
 
 def test_a_handler_that_never_returns_costs_a_bounded_number_of_threads(caplog) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import secrets
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,7 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
-from tests.subprocesses import run_python_json
+from tests.subprocesses import run_manage, run_python_json
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.permission import Subject
@@ -159,15 +158,7 @@ DOC_RULES = """"permission": {
 
 
 def _manage(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_manage(project, *args, env=env)
 
 
 @pytest.fixture(scope="module")

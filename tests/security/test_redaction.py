@@ -11,6 +11,7 @@ import logging
 
 import pytest
 
+from tests.support.leaks import log_texts
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.redaction import REDACTED, redact, redact_string
@@ -103,10 +104,7 @@ def test_plain_words_after_a_scheme_word_are_left_alone() -> None:
 
 
 def _log_text(caplog) -> str:
-    parts = [caplog.text]
-    for record in caplog.records:
-        parts += [record.getMessage(), repr(record.args), repr(record.__dict__)]
-    return "\n".join(parts)
+    return "\n".join(log_texts(caplog))
 
 
 def test_the_notification_log_adapter_masks_the_corpus(caplog) -> None:

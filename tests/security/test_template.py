@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import subprocess
-import sys
 from pathlib import Path
 
 import django
@@ -21,6 +19,7 @@ import pytest
 import toolkit_batteries
 from tests.cli.conftest import base_env, run_toolkit
 from tests.ports import free_port
+from tests.subprocesses import run_manage as manage
 from tests.subprocesses import run_python_json
 
 NAME = "deployable"
@@ -48,18 +47,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ran = run_toolkit("new", NAME, "--dir", str(root))
     assert ran.returncode == 0, ran
     return root
-
-
-def manage(project: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
 
 
 def settings_of(project: Path, env: dict[str, str]) -> dict:

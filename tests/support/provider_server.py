@@ -9,19 +9,25 @@ test instead of passing against a lenient fake.
 
 :class:`ProviderServer` holds the plumbing every stand-in shares: it binds port 0 on
 127.0.0.1 (no probe-then-bind race), shuts down within one 50 ms poll, records every
-request (:class:`Received`), serves queued failures (``failures``: ``(status, body)`` or
-``(status, body, headers)``), and runs, in order,
-:meth:`ProviderServer.authorized`, :meth:`ProviderServer.malformed` (the strictness hook)
-and :meth:`ProviderServer.answer`.
+request (:class:`Received`, stamped with :attr:`ProviderServer.clock`), serves queued
+failures (``failures``: ``(status, body)`` or ``(status, body, headers)``), refuses a body
+over :attr:`ProviderServer.max_body` bytes with :meth:`ProviderServer.too_large`, and runs,
+in order, :meth:`ProviderServer.authorized`, :meth:`ProviderServer.malformed` (the
+strictness hook) and :meth:`ProviderServer.answer`. An answer body that is ``bytes`` goes
+out as it is (an HTML error page, a PDF), with the content type its headers name.
 """
 
 from __future__ import annotations
 
+import email
+import email.policy
+import gzip
 import json
 import ssl
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -42,6 +48,44 @@ class Received:
     headers: dict[str, str]
     body: Any
     raw: bytes = field(repr=False, default=b"")
+    #: When the server received it, on the server's clock (rate-limit tests).
+    at: float = 0.0
+    #: The status the server answered (0 until it has answered).
+    status: int = 0
+
+    def header(self, name: str) -> str | None:
+        """Return the header ``name`` (any case), or ``None``."""
+        return self.headers.get(name.lower())
+
+    def json(self) -> Any:
+        """Return the body decoded as JSON (raises on a body that is not JSON)."""
+        return json.loads(self.raw)
+
+    def form(self) -> dict[str, str]:
+        """Return a form-encoded body as a dict (the last value of a repeated field)."""
+        return {k: v[-1] for k, v in parse_qs(self.raw.decode(), keep_blank_values=True).items()}
+
+    def parts(self) -> list[tuple[str, str | None, bytes]]:
+        """Return a ``multipart/form-data`` body as ``(field name, file name, payload)``s."""
+        kind = self.headers.get("content-type", "")
+        message = email.message_from_bytes(
+            f"Content-Type: {kind}\r\n\r\n".encode() + self.raw, policy=email.policy.HTTP
+        )
+        if not message.is_multipart():
+            return []
+        return [
+            (
+                part.get_param("name", header="content-disposition") or "",
+                part.get_filename(),
+                part.get_payload(decode=True) or b"",
+            )
+            for part in message.iter_parts()
+        ]
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        """The multipart body's ``files`` parts by file name (Gotenberg's upload field)."""
+        return {name or "": data for field_, name, data in self.parts() if field_ == "files"}
 
     @property
     def content_type(self) -> str:
@@ -59,10 +103,23 @@ class ProviderServer:
     base_path = ""
     #: Content types a request body may have (empty: any, as for form-encoded APIs).
     content_types: tuple[str, ...] = ("application/json",)
+    #: The largest body the provider takes, in bytes (``None``: no limit).
+    max_body: int | None = None
 
-    def __init__(self, key: str, *, tls: tuple[Path, Path] | None = None) -> None:
+    def __init__(
+        self,
+        key: str,
+        *,
+        tls: tuple[Path, Path] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.key = key
+        self.clock = clock
         self.received: list[Received] = []
+        #: Keep request records (a benchmark turns this off).
+        self.record = True
+        #: Notified after each answer (:meth:`wait_for` waits on it, no polling).
+        self.answered = threading.Condition()
         self.failures: deque[tuple[Any, ...]] = deque()
         #: Seconds to wait before answering (time-out tests).
         self.delay = 0.0
@@ -108,6 +165,32 @@ class ProviderServer:
         """Return the provider's documented 400 body saying ``message``."""
         return 400, {"error": {"message": message}}
 
+    def too_large(self, size: int) -> Answer:
+        """Return the provider's refusal of a body of ``size`` bytes over :attr:`max_body`."""
+        return 413, {"error": {"message": f"request body of {size} bytes is too large"}}
+
+    def requests(self, method: str | None = None, path: str | None = None) -> list[Received]:
+        """Return the requests received so far, of ``method`` and ``path`` when given."""
+        return self._records(method, path)
+
+    def _records(self, method: str | None = None, path: str | None = None) -> list[Received]:
+        # What requests() returns; the base calls this one, as a subclass may redefine
+        # ``requests`` (a property, a counter).
+        with self._lock:
+            return [
+                r
+                for r in self.received
+                if (method is None or r.method == method) and (path is None or r.path == path)
+            ]
+
+    def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
+        """Wait (bounded) until ``count`` requests have been answered; return the records."""
+        with self.answered:
+            self.answered.wait_for(
+                lambda: sum(1 for r in self._records() if r.status) >= count, timeout
+            )
+        return self._records()
+
     def malformed(self, request: Received) -> Answer | None:
         """Return the provider's refusal of a request it would not take, or ``None``.
 
@@ -147,17 +230,27 @@ class ProviderServer:
             def send_json(
                 self, status: int, body: Any, headers: dict[str, str] | None = None
             ) -> None:
-                data = json.dumps(body).encode()
+                headers = dict(headers or {})
+                if isinstance(body, bytes):  # sent as it is, typed by its headers
+                    data = body
+                    kind = headers.pop("Content-Type", "text/html; charset=utf-8")
+                else:
+                    data = json.dumps(body).encode()
+                    kind = headers.pop("Content-Type", "application/json")
+                if self.request_record is not None:
+                    self.request_record.status = status
                 self.send_response(status)
-                for name, value in (headers or {}).items():
+                for name, value in headers.items():
                     self.send_header(name, value)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
             def send_events(self, events: list[str]) -> None:
                 """Server-sent events, the body delimited by closing the connection."""
+                if self.request_record is not None:
+                    self.request_record.status = 200
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
@@ -171,9 +264,23 @@ class ProviderServer:
                     self.wfile.write(event.encode())
                     self.wfile.flush()
 
+            request_record: Received | None = None
+
             def _serve(self, method: str) -> None:
+                try:
+                    self._answer(method)
+                finally:
+                    with server.answered:
+                        server.answered.notify_all()
+
+            def _answer(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if raw and self.headers.get("Content-Encoding", "").lower() == "gzip":
+                    try:
+                        raw = gzip.decompress(raw)
+                    except OSError:
+                        raw = b"\0"  # not gzip after all: no JSON either
                 try:
                     body = json.loads(raw) if raw else None
                 except ValueError:
@@ -182,14 +289,19 @@ class ProviderServer:
                 request = Received(
                     method,
                     parts.path,
-                    parse_qs(parts.query),
+                    parse_qs(parts.query, keep_blank_values=True),
                     {k.lower(): v for k, v in self.headers.items()},
                     body,
                     raw,
+                    server.clock(),
                 )
+                self.request_record = request
                 with server._lock:
-                    server.received.append(request)
+                    if server.record:
+                        server.received.append(request)
                     failure = server.failures.popleft() if server.failures else None
+                if server.max_body is not None and len(raw) > server.max_body:
+                    return self.send_json(*server.too_large(len(raw)))
                 if not server.authorized(request.headers):
                     return self.send_json(*server.unauthorized())
                 refusal = server.malformed(request)
@@ -206,5 +318,14 @@ class ProviderServer:
 
             def do_GET(self) -> None:
                 self._serve("GET")
+
+            def do_PUT(self) -> None:
+                self._serve("PUT")
+
+            def do_PATCH(self) -> None:
+                self._serve("PATCH")
+
+            def do_DELETE(self) -> None:
+                self._serve("DELETE")
 
         return Handler

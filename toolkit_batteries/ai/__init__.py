@@ -7,55 +7,12 @@ Every adapter needs ``api_key``; calls go out through the toolkit's outbound gua
 are retried by the resilience battery's policy. See ``docs/batteries/ai.md``.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        AI,
-        AIError,
-        AIProviderError,
-        AIUnsupportedError,
-        ChatResult,
-        ChatStream,
-        Embeddings,
-        ToolCall,
-        Usage,
-    )
-
-__all__ = [
-    "AI",
-    "AIError",
-    "AIProviderError",
-    "AIUnsupportedError",
-    "ChatResult",
-    "ChatStream",
-    "Embeddings",
-    "ToolCall",
-    "Usage",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "AI": "base",
-    "AIError": "base",
-    "AIProviderError": "base",
-    "AIUnsupportedError": "base",
-    "ChatResult": "base",
-    "ChatStream": "base",
-    "Embeddings": "base",
-    "ToolCall": "base",
-    "Usage": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "AI AIError AIProviderError AIUnsupportedError ChatResult ChatStream Embeddings ToolCall "
+        "Usage"
+    ),
+)

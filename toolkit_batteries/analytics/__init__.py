@@ -7,43 +7,9 @@ flush on close) in settings. Properties are checked against ``max_properties`` a
 ``max_properties_bytes`` before anything is queued.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Analytics,
-        AnalyticsDeliveryError,
-        AnalyticsError,
-        AnalyticsPropertiesError,
-        Event,
-    )
-
-__all__ = [
-    "Analytics",
-    "AnalyticsDeliveryError",
-    "AnalyticsError",
-    "AnalyticsPropertiesError",
-    "Event",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Analytics": "base",
-    "AnalyticsDeliveryError": "base",
-    "AnalyticsError": "base",
-    "AnalyticsPropertiesError": "base",
-    "Event": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Analytics AnalyticsDeliveryError AnalyticsError AnalyticsPropertiesError Event",
+)

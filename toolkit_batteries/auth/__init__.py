@@ -14,55 +14,13 @@ DRF views use :class:`toolkit_batteries.auth.drf.BearerAuthentication` and
 no vendor SDK.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Authenticator,
-        AuthError,
-        Claims,
-        InvalidTokenError,
-        IssuedToken,
-        TokenExpiredError,
-        TokenRevokedError,
-        UnsupportedOperationError,
-    )
-    from .users import TokenUser
-
-__all__ = [
-    "AuthError",
-    "Authenticator",
-    "Claims",
-    "InvalidTokenError",
-    "IssuedToken",
-    "TokenExpiredError",
-    "TokenRevokedError",
-    "TokenUser",
-    "UnsupportedOperationError",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "AuthError": "base",
-    "Authenticator": "base",
-    "Claims": "base",
-    "InvalidTokenError": "base",
-    "IssuedToken": "base",
-    "TokenExpiredError": "base",
-    "TokenRevokedError": "base",
-    "TokenUser": "users",
-    "UnsupportedOperationError": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "AuthError Authenticator Claims InvalidTokenError IssuedToken TokenExpiredError "
+        "TokenRevokedError UnsupportedOperationError"
+    ),
+    users="TokenUser",
+)

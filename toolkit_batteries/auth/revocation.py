@@ -242,14 +242,16 @@ def refuse_evicting_server(client: Any, where: str, instance: str) -> None:
     service, an ACL) cannot be judged: a warning says so and the store is used. An
     unreachable server fails the open, closed.
     """
-    from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import ResponseError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
 
-    from toolkit_batteries.core.errors import ServiceUnavailableError
+    from toolkit_batteries.core.transport import kv_unreachable
 
+    unreachable = kv_unreachable(
+        "auth", instance, "the revocation store's key-value server did not answer"
+    )
     try:
-        found = client.config_get("maxmemory*")
+        with unreachable:
+            found = client.config_get("maxmemory*")
     except ResponseError:
         logger.warning(
             "%s: cannot read the key-value server's eviction policy (CONFIG GET refused); "
@@ -257,10 +259,6 @@ def refuse_evicting_server(client: Any, where: str, instance: str) -> None:
             where,
         )
         return
-    except (RedisConnectionError, RedisTimeoutError):
-        raise ServiceUnavailableError(
-            "auth", "the revocation store's key-value server did not answer", instance=instance
-        ) from None
     policy = str(found.get("maxmemory-policy", "noeviction"))
     limit = int(found.get("maxmemory", 0) or 0)
     if limit and policy != "noeviction":

@@ -7,72 +7,14 @@ recorded in the ``toolkit_billing_subscription`` table; :mod:`.views` has a DRF 
 view per provider. Imports no provider SDK.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Applied,
-        Billing,
-        BillingError,
-        Customer,
-        IdempotencyConflictError,
-        IdempotencyMismatchError,
-        Invoice,
-        ProviderError,
-        Subscription,
-        SubscriptionNotFoundError,
-        WebhookEvent,
-        WebhookSignatureError,
-        WebhookTooLargeError,
-    )
-    from .states import IllegalTransitionError, SubscriptionStatus
-
-__all__ = [
-    "Applied",
-    "Billing",
-    "BillingError",
-    "Customer",
-    "IdempotencyConflictError",
-    "IdempotencyMismatchError",
-    "IllegalTransitionError",
-    "Invoice",
-    "ProviderError",
-    "Subscription",
-    "SubscriptionNotFoundError",
-    "SubscriptionStatus",
-    "WebhookEvent",
-    "WebhookSignatureError",
-    "WebhookTooLargeError",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Applied": "base",
-    "Billing": "base",
-    "BillingError": "base",
-    "Customer": "base",
-    "IdempotencyConflictError": "base",
-    "IdempotencyMismatchError": "base",
-    "IllegalTransitionError": "states",
-    "Invoice": "base",
-    "ProviderError": "base",
-    "Subscription": "base",
-    "SubscriptionNotFoundError": "base",
-    "SubscriptionStatus": "states",
-    "WebhookEvent": "base",
-    "WebhookSignatureError": "base",
-    "WebhookTooLargeError": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "Applied Billing BillingError Customer IdempotencyConflictError IdempotencyMismatchError "
+        "Invoice ProviderError Subscription SubscriptionNotFoundError WebhookEvent "
+        "WebhookSignatureError WebhookTooLargeError"
+    ),
+    states="IllegalTransitionError SubscriptionStatus",
+)

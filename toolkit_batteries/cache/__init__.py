@@ -12,17 +12,10 @@ cached sessions use the configured cache. A script's ``Container(config)`` witho
 settings gets the same classes, registered with ``caches`` at run time.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from typing import Any
-
-from .base import DEFAULT_TIMEOUT, Cache
-
-__all__ = ["DEFAULT_TIMEOUT", "Cache", "django_cache_settings"]
-
-
-def django_cache_settings(config: Any = None, *, overrides: Any = None) -> dict[str, Any]:
-    """Return the ``CACHES`` setting ``TOOLKIT["cache"]`` implies (see :mod:`.settings`)."""
-    from .settings import django_cache_settings as build
-
-    return build(config, overrides=overrides)
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Cache DEFAULT_TIMEOUT",
+    settings="django_cache_settings",
+)

@@ -5,6 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from toolkit_batteries.core.groups import KVServerConnection
+from toolkit_batteries.core.option_kinds import (
+    kv_address,
+    non_negative,
+    sql_target,
+    warn_when_set,
+)
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["CacheOptions"]
@@ -20,14 +26,26 @@ class CacheOptions(KVServerConnection):
     server or table are unpickled; see the security note in docs/batteries/cache.md).
     """
 
+    __checks__ = (kv_address("toolkit_cache.E002", adapters=("kvserver",)),)
+
     capacity: int = option(0, doc="hint of the expected number of entries")
     verbose: bool = option(False, doc="extra diagnostics")
-    dsn: str = option("", doc="SQL connection string or file path (db)")
+    dsn: str = option(
+        "",
+        doc="SQL connection string or file path (db)",
+        checks=sql_target("toolkit_cache.E003", adapters=("db",)),
+    )
     dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
     sweep_interval: Duration = option(
-        timedelta(minutes=1), doc="how often expired entries are purged (memory)"
+        timedelta(minutes=1),
+        doc="how often expired entries are purged (memory)",
+        checks=non_negative("toolkit_cache.E004"),
     )
-    max_entries: int = option(1000, doc="entries stored before eviction (memory)")
+    max_entries: int = option(
+        1000,
+        doc="entries stored before eviction (memory)",
+        checks=non_negative("toolkit_cache.E004"),
+    )
     url: str = option("", doc="key-value server URL; takes precedence over addr")
     serializer: str = option(
         "pickle",
@@ -37,4 +55,12 @@ class CacheOptions(KVServerConnection):
     signing_key: str = option(
         "", secret=True, doc="HMAC key of signed_pickle; empty derives one from SECRET_KEY"
     )
-    adapter: str = option("", doc="legacy duplicate of the outer adapter; set that one instead")
+    adapter: str = option(
+        "",
+        doc="legacy duplicate of the outer adapter; set that one instead",
+        checks=warn_when_set(
+            "toolkit_cache.W001",
+            "is a legacy duplicate and is ignored",
+            hint='set the adapter outside "options": {"adapter": ..., "options": {...}}',
+        ),
+    )

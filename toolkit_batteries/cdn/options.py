@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import url, warn_when_set
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["CDNOptions"]
 
 
+_NOOP_HINT = 'set "adapter": "cdn_a" to purge the provider\'s cache'
+
+
 @options_class
 class CDNOptions:
     """Options of ``cdn``; adapters ``noop`` (default, discards purges) and ``cdn_a``."""
+
+    __checks__ = (
+        warn_when_set(
+            "toolkit_cdn.W001",
+            "is set but the noop adapter discards every purge",
+            adapters=("noop",),
+            hint=_NOOP_HINT,
+        ).on("api_token", "zone_id"),
+        url(
+            "toolkit_cdn.E003",
+            adapters=("cdn_a",),
+            hint="base_url is an https:// URL without credentials; allow_insecure permits http, "
+            "allow_private private addresses",
+        ).on("base_url"),
+    )
 
     api_token: str = option("", secret=True, doc="provider token")
     zone_id: str = option("", doc="zone to purge")

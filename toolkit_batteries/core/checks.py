@@ -5,6 +5,9 @@
 * ``toolkit_<service>.E001`` (registered by each battery's
   :class:`~toolkit_batteries.core.apps.BatteryConfig`): an instance's adapter does not
   resolve (unknown name, missing extra, wrong base class).
+* Then every shape rule the battery's options declare (:mod:`.option_kinds`), walked by
+  :func:`declared_option_messages` for each configured instance and reported under the
+  rule's own ID (``toolkit_cache.E004``...), before the battery's behaviour checks.
 
 Messages come from the errors' own text, which names services, instances, fields and
 adapters and never a value.
@@ -21,6 +24,7 @@ from django.core import checks
 from .config import Config, ServiceConfig
 from .errors import ConfigurationError
 from .loading import resolve_adapter
+from .option_checks import declared_option_messages, service_checks
 from .options import normalize
 
 if TYPE_CHECKING:
@@ -30,9 +34,9 @@ __all__ = [
     "TAG",
     "battery_check",
     "check_configuration",
-    "reserved_kv_url_warning",
+    "declared_option_messages",
     "resolved_instances",
-    "sql_target_error",
+    "service_checks",
     "toolkit_settings",
 ]
 
@@ -105,6 +109,7 @@ def battery_check(
                         id=check_id,
                     )
                 )
+        messages.extend(declared_option_messages(config, service))
         if extra is not None:
             messages.extend(extra(config))
         return messages
@@ -154,30 +159,3 @@ def resolved_instances(config: Config, service: str) -> Iterator[tuple[ServiceCo
         except ConfigurationError:
             continue
         yield cfg, adapter
-
-
-def sql_target_error(where: str, dsn: str, *, hint: str, check_id: str) -> checks.Error | None:
-    """Return an error when a non-empty ``dsn`` is not a SQL target (its value unsaid)."""
-    from .pools import parse_sql_target
-
-    if not dsn.strip():
-        return None
-    try:
-        parse_sql_target(dsn)
-    except ValueError as exc:
-        return checks.Error(f'{where}: option "dsn" {exc}', hint=hint, obj=_OBJ, id=check_id)
-    return None
-
-
-def reserved_kv_url_warning(
-    where: str, kvserver: Any, *, hint: str, check_id: str
-) -> checks.Warning | None:
-    """Return a warning when the spec-reserved ``kvserver.url`` is set (it is ignored)."""
-    if not kvserver.url:
-        return None
-    return checks.Warning(
-        f'{where}: option "kvserver.url" is reserved and ignored',
-        hint=hint,
-        obj=_OBJ,
-        id=check_id,
-    )

@@ -30,14 +30,17 @@ ADAPTER_SOURCE = "@adapter"
 _URL_WINS = ("cache", "lock", "queue")
 
 
-def product_name(adapter: str) -> str:
-    """Return the product an adapter talks to (``sqlserver`` -> ``postgres``), else itself."""
-    from toolkit_batteries.core.loading import VENDOR_ALIASES
+def product_name(adapter: str, service: str | None = None) -> str:
+    """Return the product an adapter talks to (``sqlserver`` -> ``postgres``), else itself.
 
-    for alias, targets in VENDOR_ALIASES.items():
-        if targets == (adapter,):
-            return alias
-    return adapter
+    Read from the catalog's row of ``service``; without a service, the product every row
+    that has this adapter agrees on (adapters are named the same across batteries).
+    """
+    from toolkit_batteries.core.catalog import SERVICES
+
+    specs = [SERVICES[service]] if service in SERVICES else SERVICES.values()
+    shown = {spec.product(adapter) for spec in specs if adapter in spec.products}
+    return shown.pop() if len(shown) == 1 else adapter
 
 
 def shown_services(config: Any) -> dict[str, Any]:
@@ -170,6 +173,6 @@ def _block(name: str, instances: dict[str, Any]) -> list[str]:
         label = name if instance == "default" else f"{name}/{instance}"
         sources = body.get("sources") or {}
         adapter_note = f"  [{sources[ADAPTER_SOURCE]}]" if ADAPTER_SOURCE in sources else ""
-        lines.append(f"{label} ({product_name(body['adapter'])}){adapter_note}")
+        lines.append(f"{label} ({product_name(body['adapter'], name)}){adapter_note}")
         lines.extend(_lines(body.get("options") or {}, "  ", sources, body.get("uses", "")))
     return lines

@@ -108,10 +108,14 @@ class Row:
 
     @property
     def product(self) -> str:
-        """Return what the adapter talks to (``sqlserver`` -> ``postgres``), else the name."""
+        """Return what the adapter talks to (``sqlserver`` -> ``postgres``), else the name.
+
+        Read from this row's service, so an adapter name two batteries share (``remote``)
+        shows each battery's own product.
+        """
         from toolkit_batteries.core.config_display import product_name
 
-        return product_name(self.adapter) if self.adapter else ""
+        return product_name(self.adapter, self.service) if self.adapter else ""
 
     def as_data(self) -> dict[str, Any]:
         """Return the row for the ``--json`` envelope (``adapter`` stays the canonical name)."""
@@ -314,7 +318,7 @@ def check(
         for i in setup.container.config.instances(s)
     ]
     width = max(len(name) for name in names)
-    adapter_width = 9
+    adapter_width = max(9, *(len(name) for name in _products(setup.container.config, services)))
     say(format_row(config_row, width, adapter_width))
 
     def on_start(index: int, total: int, label: str) -> None:
@@ -331,7 +335,7 @@ def check(
     )
     rows = [config_row, *checked]
     if setup.via_registry:
-        for row in permission_rows():
+        for row in battery_rows():
             say(format_row(row, width, adapter_width))
             rows.append(row)
     topology_data: dict[str, Any] | None = None
@@ -344,7 +348,7 @@ def check(
             "(no service is configured or installed: set <SERVICE>__<INSTANCE>__<FIELD> "
             "variables, or name one with --service)"
         )
-    warnings = job_warnings(setup) if setup.via_registry else []
+    warnings = battery_warnings(setup) if setup.via_registry else []
     for warning in warnings:
         say(f"warning: {warning}")
     say(line)
@@ -356,41 +360,45 @@ def check(
     return rows, data
 
 
-def permission_rows() -> list[Row]:
-    """Return a failed row per permission instance whose checks would fail open.
+def _products(config: Any, services: Iterable[str]) -> list[str]:
+    """Return the product each configured instance will show (rows print as they finish,
+    so the column is sized before any opens: ``meilisearch`` is wider than ``redis``)."""
+    from .config_display import product_name
+    from .loading import adapter_table
 
-    ``manage.py check`` reports it (``toolkit_permission.E004`` outside development); the
-    doctor shows it beside the services so ``doctor --strict`` fails on it too. In
-    development (``W003``) it is no row: the schema may be written before the rules.
+    shown = []
+    for service in services:
+        for instance in config.instances(service):
+            try:
+                adapter = str(config.service(service, instance).adapter or "")
+                canonical = adapter_table(service).names.get(adapter.strip().lower(), adapter)
+            except Exception:  # a row must never fail on its label; the open reports it
+                continue
+            shown.append(product_name(canonical, service))
+    return shown
+
+
+def battery_rows() -> list[Row]:
+    """Return the rows batteries add to the doctor (a fail-open permission instance...).
+
+    Each battery that has one declares ``doctor.doctor_rows()``
+    (:func:`~toolkit_batteries.core.catalog.battery_hook`); the kernel names none.
     """
-    from django.core import checks
+    from .catalog import SERVICES, battery_hook
 
-    from toolkit_batteries.permission.checks import fail_open_checks
-
-    return [
-        Row("permission", "checks", "", ok=False, error=message.msg)
-        for message in fail_open_checks()
-        if message.level >= checks.ERROR and message.id == "toolkit_permission.E004"
-    ]
+    hooks = (battery_hook(service, "doctor", "doctor_rows") for service in SERVICES)
+    return [row for hook in hooks if hook is not None for row in hook()]
 
 
-def job_warnings(setup: Setup) -> list[str]:
-    """Warn about jobs a separately started ``queue_work`` would never run.
+def battery_warnings(setup: Setup) -> list[str]:
+    """Return the warnings batteries add (jobs a ``queue_work`` would never run...).
 
-    A job on a queue outside what the workers serve, or any job while the jobs' queue
-    is the per-process memory adapter, waits forever without an error anywhere.
+    Each battery that has some declares ``doctor.doctor_warnings(setup)``.
     """
-    from toolkit_batteries.core.errors import ConfigurationError
-    from toolkit_batteries.queue.jobs import import_job_modules, jobs_settings
-    from toolkit_batteries.queue.jobs.served import unserved_job_warnings
+    from .catalog import SERVICES, battery_hook
 
-    try:
-        conf = jobs_settings()
-        import_job_modules(conf)
-        adapter = setup.container.config.service("queue", conf.queue_instance).adapter
-    except (ConfigurationError, ImportError) as exc:
-        return [f"jobs not checked: {_message(exc)}"]
-    return unserved_job_warnings(conf, adapter)
+    hooks = (battery_hook(service, "doctor", "doctor_warnings") for service in SERVICES)
+    return [warning for hook in hooks if hook is not None for warning in hook(setup)]
 
 
 def deploy_rows(

@@ -6,8 +6,9 @@ looked up, ignoring case, in this order:
 1. the battery's ``ADAPTERS`` table (``toolkit_batteries.<service>.adapters``): canonical
    name -> dotted path;
 2. the battery's own ``ALIASES`` table (alias -> canonical);
-3. the shared :data:`VENDOR_ALIASES` table (real product names -> canonical names), used
-   only where the canonical target exists in that battery's ``ADAPTERS``;
+3. the product names of the service's catalog row (real product names -> canonical
+   names, :data:`VENDOR_ALIASES` across services), used only where the canonical target
+   exists in that battery's ``ADAPTERS``;
 4. a name containing a dot is a dotted path to any class with an ``open`` class method,
    which is how third-party adapters plug in without registering anything.
 
@@ -41,38 +42,11 @@ __all__ = [
 ]
 
 #: Real product names accepted as aliases of the neutral canonical names (DESIGN.md
-#: "Names"). A tuple lists candidates per service: the first one that the battery's
-#: ``ADAPTERS`` defines wins (``stripe`` is ``billing_a`` in billing, ``payment_a`` in
-#: payment). An alias whose target a battery lacks does not exist in that battery.
-VENDOR_ALIASES: dict[str, tuple[str, ...]] = {
-    "redis": ("kvserver",),
-    "postgres": ("sqlserver",),
-    "postgresql": ("sqlserver",),
-    "sqlite": ("sqlfile",),
-    "sqlite3": ("sqlfile",),
-    "s3": ("objstore",),
-    "r2": ("objstore_b",),
-    "pgvector": ("sqlvector",),
-    "qdrant": ("vecengine",),
-    "meilisearch": ("searchengine",),
-    "vault": ("secretstore",),
-    "anthropic": ("llm_a",),
-    "openai": ("llm_b",),
-    "gemini": ("llm_c",),
-    "openrouter": ("llm_d",),
-    "posthog": ("analytics_b",),
-    "stripe": ("billing_a", "payment_a"),
-    "paddle": ("billing_b", "payment_b"),
-    "cloudflare": ("cdn_a",),
-    "google": ("geo_a",),
-    "osm": ("geo_b",),
-    "firebase": ("remotecfg",),
-    "twilio": ("sms",),
-    "fcm": ("push",),
-    "zerolog": ("log_b",),
-    "fiber": ("router_a",),
-    "casbin": ("policyfile",),
-}
+#: "Names"), derived from the catalog's products (:mod:`.catalog` is the one list). A
+#: tuple lists the adapters of that name across services, in catalog order (``stripe`` is
+#: ``billing_a`` in billing, ``payment_a`` in payment); each battery resolves a product
+#: name only to the adapter its own catalog row gives it.
+VENDOR_ALIASES: dict[str, tuple[str, ...]] = catalog.product_aliases()
 
 _lock = threading.Lock()
 _resolved: dict[tuple[str, str], tuple[str, type]] = {}
@@ -146,10 +120,10 @@ def adapter_table(service: str) -> AdapterTable:
     for alias, target in (getattr(module, "ALIASES", {}) or {}).items():
         if target in adapters:
             names.setdefault(alias.lower(), target)
-    for alias, targets in VENDOR_ALIASES.items():
-        target = next((t for t in targets if t in adapters), None)
-        if target is not None:
-            names.setdefault(alias, target)
+    for target, products in catalog.SERVICES[service].products.items():
+        if target in adapters:
+            for product in products:
+                names.setdefault(product, target)
     table = AdapterTable(service, adapters, names, base_class_of(service, module))
     with _lock:
         _tables[service] = table

@@ -58,8 +58,33 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: The type of duration options; values are ``datetime.timedelta``.
-Duration = timedelta
+class Duration(timedelta):
+    """The annotation of duration options; their values are plain ``datetime.timedelta``.
+
+    It exists for :meth:`seconds`, the one conversion of a duration option (or a caller's
+    number of seconds) to float seconds that every battery uses instead of its own helper.
+    No ``Duration`` instance is ever built, so the class-level ``seconds`` shadows nothing.
+    """
+
+    @staticmethod
+    def seconds(  # type: ignore[override]
+        value: timedelta | float | None, *, default: float = 0.0, field: str = "value"
+    ) -> float:
+        """Return ``value`` in seconds: a ``timedelta`` or a number; ``default`` when unset.
+
+        ``None`` and zero are unset (the options' zero-value rule). A negative value is
+        returned as is: callers that refuse one say so in their own error. Anything else
+        (a string, a bool) is a programming error, reported naming ``field``.
+        """
+        if value is None:
+            return default
+        if isinstance(value, timedelta):
+            total = value.total_seconds()
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            total = float(value)
+        else:
+            raise TypeError(f"{field} must be a timedelta or a number of seconds")
+        return total if total != 0 else default
 
 
 class ByteSize(int):
@@ -114,14 +139,26 @@ def option(
     min: float | None = None,
     max: float | None = None,
     choices: tuple[str, ...] | None = None,
+    checks: Any = (),
 ) -> Any:
     """Declare one option with its default, documentation and validation.
 
     ``secret`` keeps the value out of every display path; ``min``/``max`` bound numbers;
     ``choices`` lists the accepted strings (the empty string always means unset).
+    ``checks`` holds shape rules (:mod:`~toolkit_batteries.core.option_kinds`: a duration's
+    bounds, a URL's schemes, a SQL target, ...) that ``manage.py check`` reports under the
+    rule's own ID; unlike ``min``/``max`` they do not fail loading.
     Mutable defaults (lists, dicts) are copied per instance.
     """
-    metadata = {"secret": secret, "doc": doc, "min": min, "max": max, "choices": choices}
+    rules = checks if isinstance(checks, tuple) else (checks,)
+    metadata = {
+        "secret": secret,
+        "doc": doc,
+        "min": min,
+        "max": max,
+        "choices": choices,
+        "checks": rules,
+    }
     shown = not secret  # a secret never reaches repr(), so printing options cannot leak it
     if isinstance(default, list):
         frozen = tuple(default)
@@ -319,6 +356,8 @@ class FieldSpec:
     max: float | None
     choices: tuple[str, ...] | None
     nested: type | None = None
+    #: Shape rules reported by ``manage.py check`` (see :mod:`.option_kinds`).
+    checks: tuple[Any, ...] = ()
 
     def default_value(self) -> Any:
         """Return a fresh default for this field."""
@@ -335,6 +374,7 @@ _SCALAR_TYPES: dict[Any, str] = {
     float: "float",
     bool: "bool",
     timedelta: "duration",
+    Duration: "duration",
     ByteSize: "bytes",
 }
 
@@ -392,6 +432,7 @@ def field_specs(cls: type) -> dict[str, FieldSpec]:
             max=meta.get("max"),
             choices=meta.get("choices"),
             nested=nested,
+            checks=tuple(meta.get("checks", ())),
         )
     _SPECS[cls] = specs
     _NORMALIZED[cls] = {normalize(name): spec for name, spec in specs.items()}

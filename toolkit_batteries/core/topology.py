@@ -246,8 +246,14 @@ def memory_findings(config: Config, services: set[str]) -> list[Finding]:
             found.append(Finding(service, instance, reason, _variable(service, instance)))
     if "scheduler" in services:
         found.extend(_scheduler_findings(config))
-    if "auth" in services:
-        found.extend(_revocation_findings(config))
+    # What a battery adds (auth: revocations kept in one process), declared by the
+    # battery as ``doctor.memory_findings(config)``; the kernel names no battery.
+    from .catalog import battery_hook
+
+    for service in sorted(services):
+        hook = battery_hook(service, "doctor", "memory_findings")
+        if hook is not None:
+            found.extend(hook(config))
     return found
 
 
@@ -269,38 +275,6 @@ def _scheduler_findings(config: Config) -> Iterator[Finding]:
                 "that runs the scheduler fires each slot",
                 _variable("lock", lock),
             )
-
-
-def _revocation_findings(config: Config) -> Iterator[Finding]:
-    """Report jwt auth instances whose revoked token ids stay in this process."""
-    from django.conf import settings
-
-    from .checks import resolved_instances
-    from .sidesettings import SideSettingError, read_side_setting
-
-    try:
-        from toolkit_batteries.auth.revocation import REVOCATION, SETTING
-
-        stores = read_side_setting(REVOCATION, getattr(settings, SETTING, None)) or {}
-    except (ImportError, SideSettingError):
-        return  # toolkit_auth.E004 reports a setting that does not parse
-    memory_sessions = set(_memory_instances(config, "session"))
-    for cfg, adapter in resolved_instances(config, "auth"):
-        if adapter != "jwt":
-            continue
-        value = stores.get(cfg.instance, stores.get("*"))
-        if isinstance(value, str) and value.startswith("session"):
-            name = value.partition(":")[2] or "default"
-            if name not in memory_sessions:
-                continue
-        elif value not in (None, "", "memory"):
-            continue
-        yield Finding(
-            "auth",
-            cfg.instance,
-            "revoked tokens stay revoked in one process and keep working in the others",
-            "TOOLKIT_AUTH_REVOCATION",
-        )
 
 
 def _findings() -> tuple[list[Finding], Topology]:

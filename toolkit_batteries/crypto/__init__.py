@@ -11,49 +11,12 @@ with :func:`register_kms_client` and fails closed without one. ``cryptography`` 
 only by the adapters.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Crypto,
-        CryptoError,
-        DecryptionError,
-        InvalidSignatureError,
-        UnknownKeyError,
-        register_kms_client,
-        unregister_kms_client,
-    )
-
-__all__ = [
-    "Crypto",
-    "CryptoError",
-    "DecryptionError",
-    "InvalidSignatureError",
-    "UnknownKeyError",
-    "register_kms_client",
-    "unregister_kms_client",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Crypto": "base",
-    "CryptoError": "base",
-    "DecryptionError": "base",
-    "InvalidSignatureError": "base",
-    "UnknownKeyError": "base",
-    "register_kms_client": "base",
-    "unregister_kms_client": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "Crypto CryptoError DecryptionError InvalidSignatureError UnknownKeyError "
+        "register_kms_client unregister_kms_client"
+    ),
+)

@@ -10,33 +10,11 @@ connection per thread and one transaction. :func:`database_for` is how a SQL bat
 finds its database; :func:`require_tables` is how it checks its migrations ran.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from typing import Any
-
-from .base import Database, MissingTablesError, Transaction, require_tables
-from .connections import database_for
-
-__all__ = [
-    "Database",
-    "MissingTablesError",
-    "Transaction",
-    "database_for",
-    "django_database_settings",
-    "django_databases",
-    "require_tables",
-]
-
-
-def django_database_settings(instance: str = "default", config: Any = None) -> dict[str, Any]:
-    """Return a Django ``DATABASES`` entry for the ``db`` service (see :mod:`.databases`)."""
-    from .databases import django_database_settings as build
-
-    return build(instance, config)
-
-
-def django_databases(config: Any = None) -> dict[str, Any]:
-    """Return the whole ``DATABASES`` setting ``TOOLKIT`` implies (see :mod:`.databases`)."""
-    from .databases import django_databases as build
-
-    return build(config)
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Database MissingTablesError Transaction require_tables",
+    connections="database_for",
+    databases="django_database_settings django_databases",
+)

@@ -42,6 +42,7 @@ from toolkit_batteries.core.errors import (
     ToolkitError,
 )
 from toolkit_batteries.core.redaction import redact_string
+from toolkit_batteries.core.transport import Unreachable, sql_unreachable
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -275,10 +276,9 @@ class Database(Service, _Queries):
                     service or self.service_name, describe_failure(exc), instance=self.instance
                 ) from None
 
-    @contextmanager
     def unavailable(
         self, service: str, instance: str, doing: str = "use the database"
-    ) -> Iterator[None]:
+    ) -> Unreachable:
         """Turn "cannot use the database now" into ServiceUnavailableError naming the battery.
 
         Django's ``OperationalError`` and ``InterfaceError`` (server gone, connection
@@ -286,17 +286,10 @@ class Database(Service, _Queries):
         ``ServiceUnavailableError(service, "cannot <doing> (<error class>)")``: the
         driver's message names hosts and users, so only its class is kept. Every SQL
         battery wraps its statements in this block; it also drops a dead connection so
-        the next call reconnects (:meth:`drop_if_broken`).
+        the next call reconnects (:meth:`drop_if_broken`). The translation itself is the
+        SQL transport's, :func:`toolkit_batteries.core.transport.sql_unreachable`.
         """
-        from django.db import InterfaceError, OperationalError
-
-        try:
-            yield
-        except (OperationalError, InterfaceError) as exc:
-            self.drop_if_broken()
-            raise ServiceUnavailableError(
-                service, f"cannot {doing} ({type(exc).__name__})", instance=instance
-            ) from None
+        return sql_unreachable(service, instance, doing, on_error=self.drop_if_broken)
 
     def drop_if_broken(self, *, probe: bool = False) -> None:
         """Drop this thread's connection if it is dead, so the next statement opens a new one.

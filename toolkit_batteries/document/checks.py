@@ -140,13 +140,4 @@ def _latex_checks(where: str, options: Any) -> list[checks.CheckMessage]:
                 id="toolkit_document.E004",
             )
         )
-    if options.latex_allow_unsafe_source:
-        found.append(
-            checks.Warning(
-                f'{where}: option "latex_allow_unsafe_source" is on: the LaTeX pre-scan is off',
-                hint="only for sources you wrote yourself; never for user input",
-                obj=_OBJ,
-                id="toolkit_document.W002",
-            )
-        )
     return found

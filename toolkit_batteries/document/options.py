@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import warn_when_set
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["DocumentOptions"]
@@ -12,6 +13,15 @@ __all__ = ["DocumentOptions"]
 @options_class
 class DocumentOptions:
     """Options of ``document``; adapters ``local`` (default), ``remote`` and ``latex``."""
+
+    __checks__ = (
+        warn_when_set(
+            "toolkit_document.W002",
+            "is on: the LaTeX pre-scan is off",
+            adapters=("latex",),
+            hint="only for sources you wrote yourself; never for user input",
+        ).on("latex_allow_unsafe_source"),
+    )
 
     tmp_dir: str = option("", doc="directory for intermediate artifacts")
     timeout: Duration = option(timedelta(seconds=30), doc="bound on render operations")

@@ -14,46 +14,9 @@ process on the server). Delivery is at most once and never blocks the publisher;
 :mod:`toolkit_batteries.eventbus.base` for buffers, handler timeouts and closing.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Event,
-        EventBus,
-        EventBusClosedError,
-        Subscription,
-        TooManyHandlersError,
-        encode_payload,
-    )
-
-__all__ = [
-    "Event",
-    "EventBus",
-    "EventBusClosedError",
-    "Subscription",
-    "TooManyHandlersError",
-    "encode_payload",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Event": "base",
-    "EventBus": "base",
-    "EventBusClosedError": "base",
-    "Subscription": "base",
-    "TooManyHandlersError": "base",
-    "encode_payload": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Event EventBus EventBusClosedError Subscription TooManyHandlersError encode_payload",
+)

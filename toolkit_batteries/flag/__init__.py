@@ -8,44 +8,10 @@ DRF views, :func:`~toolkit_batteries.flag.drf.flag_enabled` and
 :func:`~toolkit_batteries.flag.drf.require_flag`.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import MICRO_PERCENT, Flag, bucket, truthy
-    from .request import flag_enabled, flag_value, subject_of, tenant_of
-
-__all__ = [
-    "MICRO_PERCENT",
-    "Flag",
-    "bucket",
-    "flag_enabled",
-    "flag_value",
-    "subject_of",
-    "tenant_of",
-    "truthy",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Flag": "base",
-    "MICRO_PERCENT": "base",
-    "bucket": "base",
-    "flag_enabled": "request",
-    "flag_value": "request",
-    "subject_of": "request",
-    "tenant_of": "request",
-    "truthy": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Flag MICRO_PERCENT bucket truthy",
+    request="flag_enabled flag_value subject_of tenant_of",
+)

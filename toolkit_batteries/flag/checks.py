@@ -1,7 +1,7 @@
 """System checks of the ``flag`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_flag.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_flag.E002``: ``static.path`` names a file that does not exist.
 * ``toolkit_flag.E003``: ``remotecfg`` without ``remotecfg.service_account``, or with one
@@ -94,14 +94,4 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                     id="toolkit_flag.E004",
                 )
             )
-        for field in ("timeout", "ttl"):
-            if getattr(options, field).total_seconds() <= 0:
-                found.append(
-                    checks.Error(
-                        f'{where}: option "remotecfg.{field}" is not positive',
-                        hint="use a positive duration, or leave it unset for the default",
-                        obj=_OBJ,
-                        id="toolkit_flag.E005",
-                    )
-                )
     return found

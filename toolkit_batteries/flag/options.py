@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import positive
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["DEFAULT_ENDPOINT", "FlagOptions", "RemoteConfigFlagOptions", "StaticFlagOptions"]
@@ -38,6 +39,14 @@ class RemoteConfigFlagOptions:
 @options_class
 class FlagOptions:
     """Options of ``flag``; adapters ``static`` (default) and ``remotecfg``."""
+
+    __checks__ = (
+        positive(
+            "toolkit_flag.E005",
+            adapters=("remotecfg",),
+            hint="use a positive duration, or leave it unset for the default",
+        ).on("remotecfg.timeout", "remotecfg.ttl"),
+    )
 
     static: StaticFlagOptions = option(StaticFlagOptions(), doc="options of the static adapter")
     remotecfg: RemoteConfigFlagOptions = option(

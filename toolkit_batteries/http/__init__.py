@@ -10,30 +10,9 @@ Django) and :func:`~.drf.exception_handler` (DRF) render it. Nothing here import
 plain Django projects pay nothing for it.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .errors import STATUS_CODES, ApiError, error_response, read_json
-
-__all__ = ["STATUS_CODES", "ApiError", "error_response", "read_json"]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "ApiError": "errors",
-    "STATUS_CODES": "errors",
-    "error_response": "errors",
-    "read_json": "errors",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    errors="ApiError STATUS_CODES error_response read_json",
+)

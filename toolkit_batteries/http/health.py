@@ -18,13 +18,17 @@
 
       {"status": "unavailable",
        "services": [{"service": "cache", "instance": "default", "adapter": "kvserver",
-                     "status": "error", "error": "service_unavailable", "latency_ms": 1.8}]}
+                     "product": "redis", "status": "error",
+                     "error": "service_unavailable", "latency_ms": 1.8}]}
 
   ``200`` when every row is ``ok``, ``503`` otherwise, so a load balancer stops routing
   to a process whose Redis went away. A row's ``error`` is the error's code
   (``service_unavailable``, ``timeout``) or its class name, never its message: messages
   of driver errors carry hosts, ports and DSNs. The reason goes to the ``toolkit.health``
-  log, redacted.
+  log, redacted. ``adapter`` is the canonical (neutral) name settings may use;
+  ``product`` is what it talks to (``sqlserver`` -> ``postgres``, ``cdn_a`` ->
+  ``cloudflare``), as ``toolkit doctor`` shows it, or the adapter's name when it talks
+  to no product (``memory``).
 
 Services are probed the way ``toolkit doctor`` probes them, by
 :mod:`toolkit_batteries.core.probe` (``ping()`` where the service has one, its Django
@@ -112,10 +116,13 @@ class ServiceCheck:
 
     def as_row(self) -> dict[str, Any]:
         """Return the row ``/readyz`` shows: no option value, no exception text."""
+        from toolkit_batteries.core.config_display import product_name
+
         row: dict[str, Any] = {
             "service": self.service,
             "instance": self.instance,
             "adapter": self.adapter,
+            "product": product_name(self.adapter, self.service) if self.adapter else "",
             "status": "error" if self.errors else "ok",
             "latency_ms": round(self.time_taken * 1000, 1),
         }

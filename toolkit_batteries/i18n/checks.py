@@ -1,7 +1,7 @@
 """System checks of the ``i18n`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_i18n.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_i18n.E002``: ``embed.dir`` names a directory that does not exist.
 * ``toolkit_i18n.E003``: ``remote`` without ``remote.endpoint``, or one that is not an
@@ -23,8 +23,6 @@ from django.conf import settings
 from django.core import checks
 
 from toolkit_batteries.core.checks import resolved_instances
-from toolkit_batteries.core.errors import InvalidOptionsError
-from toolkit_batteries.core.outbound import check_url
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
@@ -64,41 +62,4 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                     )
                 )
             continue
-        if adapter != "remote":
-            continue
-        options = cfg.options.remote
-        try:
-            if not options.endpoint:
-                raise InvalidOptionsError(
-                    "i18n", "remote.endpoint", "is required", instance=cfg.instance
-                )
-            check_url(
-                options.endpoint,
-                service="i18n",
-                field="remote.endpoint",
-                instance=cfg.instance,
-                allow_insecure=bool(options.allow_insecure),
-                allow_private=bool(options.allow_private),
-                insecure_option="remote.allow_insecure",
-                private_option="remote.allow_private",
-            )
-        except InvalidOptionsError as exc:
-            found.append(
-                checks.Error(
-                    str(exc),
-                    hint="use an https:// URL; http needs remote.allow_insecure and a "
-                    "loopback or private host remote.allow_private",
-                    obj=_OBJ,
-                    id="toolkit_i18n.E003",
-                )
-            )
-        if options.timeout.total_seconds() <= 0 or int(options.max_in_flight) <= 0:
-            found.append(
-                checks.Error(
-                    f'{where}: option "remote.timeout" or "remote.max_in_flight" is not positive',
-                    hint="use positive values, or leave them unset for the defaults",
-                    obj=_OBJ,
-                    id="toolkit_i18n.E004",
-                )
-            )
     return found

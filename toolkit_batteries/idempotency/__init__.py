@@ -6,29 +6,9 @@ or ``db`` in settings. :mod:`.decorators` applies it to HTTP views through the
 ``Idempotency-Key`` header.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import Idempotency, Reservation, ReservationState
-
-__all__ = ["Idempotency", "Reservation", "ReservationState"]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Idempotency": "base",
-    "Reservation": "base",
-    "ReservationState": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Idempotency Reservation ReservationState",
+)

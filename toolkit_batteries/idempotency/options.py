@@ -5,6 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.option_kinds import (
+    kv_address,
+    non_negative,
+    reserved_kv_url,
+    sql_target,
+)
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["IdempotencyOptions"]
@@ -13,6 +19,21 @@ __all__ = ["IdempotencyOptions"]
 @options_class
 class IdempotencyOptions:
     """Options of ``idempotency``; adapters ``memory`` (default), ``kvserver``, ``db``."""
+
+    __checks__ = (
+        kv_address(
+            "toolkit_idempotency.E002",
+            block="kvserver",
+            adapters=("kvserver",),
+            hint="use host:port or a redis:// / rediss:// URL in kvserver.addr; "
+            "kvserver.require_tls needs kvserver.tls or a rediss:// URL",
+        ),
+        reserved_kv_url(
+            "toolkit_idempotency.W001", hint="set kvserver.addr (it also accepts a redis:// URL)"
+        ),
+        sql_target("toolkit_idempotency.E003", adapters=("db",)).on("dsn"),
+        non_negative("toolkit_idempotency.E004").on("ttl", "max_entries"),
+    )
 
     ttl: Duration = option(timedelta(hours=24), doc="default reservation lifetime")
     dsn: str = option("", doc="SQL connection string or file path (db)")

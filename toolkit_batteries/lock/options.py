@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from toolkit_batteries.core.groups import KVServerBasic
+from toolkit_batteries.core.option_kinds import kv_address, non_negative
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["LockOptions"]
@@ -16,6 +17,11 @@ class LockOptions(KVServerBasic):
 
     Inherits the five basic key-value server keys flat (addr, password, db, tls, require_tls).
     """
+
+    __checks__ = (
+        kv_address("toolkit_lock.E002", adapters=("kvserver",)),
+        non_negative("toolkit_lock.E003").on("ttl", "retry_interval", "max_entries"),
+    )
 
     url: str = option("", doc="key-value server URL")
     prefix: str = option("", doc="namespace for lock keys")

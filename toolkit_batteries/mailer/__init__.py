@@ -14,44 +14,10 @@ is the typed way to send one message. A django-anymail backend's dotted path in
 provider's API.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Attachment,
-        InvalidMessageError,
-        MailDeliveryError,
-        Mailer,
-        MailerError,
-        MessageTooLargeError,
-    )
-
-__all__ = [
-    "Attachment",
-    "InvalidMessageError",
-    "MailDeliveryError",
-    "Mailer",
-    "MailerError",
-    "MessageTooLargeError",
-    "django_email_settings",
-]
-
-#: Imported on first use, so ``django.setup()`` does not import ``django.core.mail``.
-_LAZY = frozenset(__all__) - {"django_email_settings"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import base
-
-        return getattr(base, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def django_email_settings(config: Any = None) -> dict[str, Any]:
-    """Return the ``EMAIL_*`` settings ``TOOLKIT["mailer"]`` implies (see :mod:`.settings`)."""
-    from .settings import django_email_settings as build
-
-    return build(config)
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Attachment InvalidMessageError MailDeliveryError Mailer MailerError MessageTooLargeError",
+    settings="django_email_settings",
+)

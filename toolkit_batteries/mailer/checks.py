@@ -1,7 +1,7 @@
 """System checks of the ``mailer`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_mailer.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_mailer.E002``: ``smtp`` with only one of ``username`` and ``password`` set
   (Django would then skip ``AUTH`` silently).
@@ -71,14 +71,4 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                         id="toolkit_mailer.E004",
                     )
                 )
-        if options.timeout.total_seconds() < 0 or int(options.max_message_size) < 0:
-            field = "timeout" if options.timeout.total_seconds() < 0 else "max_message_size"
-            found.append(
-                checks.Error(
-                    f'{where}: option "{field}" is negative',
-                    hint="use a positive value, or leave it unset for the default",
-                    obj=_OBJ,
-                    id="toolkit_mailer.E003",
-                )
-            )
     return found

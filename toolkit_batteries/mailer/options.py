@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import non_negative
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["MailerOptions"]
@@ -18,6 +19,10 @@ class MailerOptions:
     body the ``log`` adapter writes to the ``toolkit.mailer`` logger, and ``backend_path`` is
     the Django e-mail backend (a django-anymail one) the ``provider`` adapter hands to.
     """
+
+    __checks__ = (
+        non_negative("toolkit_mailer.E003", each=False).on("timeout", "max_message_size"),
+    )
 
     host: str = option("localhost", doc="SMTP hostname")
     port: int = option(25, min=1, max=65535, doc="SMTP port, 1-65535")

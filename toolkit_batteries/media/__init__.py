@@ -14,66 +14,13 @@ Pillow (the ``media`` extra) and ffmpeg are used only when an image or a video i
 never at import.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import DERIVED_PREFIX, ImageInfo, Media, Rendition, VideoInfo
-    from .errors import (
-        ImageTooLargeError,
-        MediaDurationError,
-        MediaError,
-        MediaFetchError,
-        MediaNotFoundError,
-        MediaTimeoutError,
-        MediaTooLargeError,
-        MediaToolError,
-        UnsupportedMediaError,
-    )
-
-__all__ = [
-    "DERIVED_PREFIX",
-    "ImageInfo",
-    "ImageTooLargeError",
-    "Media",
-    "MediaDurationError",
-    "MediaError",
-    "MediaFetchError",
-    "MediaNotFoundError",
-    "MediaTimeoutError",
-    "MediaTooLargeError",
-    "MediaToolError",
-    "Rendition",
-    "UnsupportedMediaError",
-    "VideoInfo",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "DERIVED_PREFIX": "base",
-    "ImageInfo": "base",
-    "ImageTooLargeError": "errors",
-    "Media": "base",
-    "MediaDurationError": "errors",
-    "MediaError": "errors",
-    "MediaFetchError": "errors",
-    "MediaNotFoundError": "errors",
-    "MediaTimeoutError": "errors",
-    "MediaTooLargeError": "errors",
-    "MediaToolError": "errors",
-    "Rendition": "base",
-    "UnsupportedMediaError": "errors",
-    "VideoInfo": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="DERIVED_PREFIX ImageInfo Media Rendition VideoInfo",
+    errors=(
+        "ImageTooLargeError MediaDurationError MediaError MediaFetchError MediaNotFoundError "
+        "MediaTimeoutError MediaTooLargeError MediaToolError UnsupportedMediaError"
+    ),
+)

@@ -2,7 +2,7 @@
 
 A :class:`Media` object wraps one store of the storage battery (a Django storage with the
 key guard, ``put``/``get`` and ``presign``): the ``local`` adapter's ``LocalStorage``
-under ``root``, or the ``objstore`` adapter's ``ObjStoreStorage`` on ``bucket``.
+under ``root``, or the ``objstore`` adapter's ``S3Storage`` on ``bucket``.
 :meth:`Media.on` gives the same service on another store (a bucket of the storage
 battery), so an application keeps its uploads where the rest of its files are.
 

@@ -91,13 +91,4 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                         id="toolkit_media.W001",
                     )
                 )
-        if bool(options.access_key_id) != bool(options.secret_access_key):
-            found.append(
-                checks.Warning(
-                    f'{where}: only one of "access_key_id" and "secret_access_key" is set',
-                    hint="set both, or neither (boto3's own credential chain)",
-                    obj=_OBJ,
-                    id="toolkit_media.W002",
-                )
-            )
     return found

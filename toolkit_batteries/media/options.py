@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import both_or_neither
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["MediaOptions"]
 
 
+_PAIR_HINT = "set both, or neither (boto3's own credential chain)"
+
+
 @options_class
 class MediaOptions:
     """Options of ``media``; adapters ``local`` (default) and ``objstore``."""
+
+    __checks__ = (
+        both_or_neither(
+            "toolkit_media.W002",
+            "access_key_id",
+            "secret_access_key",
+            warning=True,
+            hint=_PAIR_HINT,
+        ),
+    )
 
     storage: str = option(
         "",

@@ -8,52 +8,12 @@ text-message provider's Messages API through its SDK; vendor alias ``twilio``) a
 ``fcm``). No SDK is imported until an adapter opens.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        DeliveryRefusedError,
-        InvalidNotificationError,
-        Notification,
-        NotificationError,
-        NotificationUnavailableError,
-        Outgoing,
-        Receipt,
-        check_e164,
-    )
-
-__all__ = [
-    "DeliveryRefusedError",
-    "InvalidNotificationError",
-    "Notification",
-    "NotificationError",
-    "NotificationUnavailableError",
-    "Outgoing",
-    "Receipt",
-    "check_e164",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "DeliveryRefusedError": "base",
-    "InvalidNotificationError": "base",
-    "Notification": "base",
-    "NotificationError": "base",
-    "NotificationUnavailableError": "base",
-    "Outgoing": "base",
-    "Receipt": "base",
-    "check_e164": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "DeliveryRefusedError InvalidNotificationError Notification NotificationError "
+        "NotificationUnavailableError Outgoing Receipt check_e164"
+    ),
+)

@@ -1,7 +1,7 @@
 """System checks of the ``notification`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_notification.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_notification.E002``: ``sms`` without ``sms.account_sid``, ``sms.auth_token``
   or ``sms.from_number``, or a ``sms.from_number`` that is not E.164.
@@ -27,7 +27,6 @@ from django.core import checks
 from toolkit_batteries.core.checks import resolved_instances
 from toolkit_batteries.core.errors import InvalidOptionsError
 
-from .base import E164
 from .options import DEFAULT_PUSH_ENDPOINT, DEFAULT_SMS_ENDPOINT
 from .outbound import check_url
 
@@ -47,25 +46,8 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
         options = cfg.options
         if adapter not in ("sms", "push"):
             continue
-        if options.timeout.total_seconds() <= 0:
-            found.append(
-                checks.Error(
-                    f'{where}: option "timeout" is not positive',
-                    hint="use a positive duration, or leave it unset for the default (30s)",
-                    obj=_OBJ,
-                    id="toolkit_notification.E005",
-                )
-            )
         if adapter == "sms":
-            sms = options.sms
-            for name in ("account_sid", "auth_token", "from_number"):
-                if not getattr(sms, name):
-                    found.append(_e002(f'{where}: option "sms.{name}" is required'))
-            if sms.from_number and not E164.fullmatch(sms.from_number):
-                found.append(
-                    _e002(f'{where}: option "sms.from_number" is not an E.164 phone number')
-                )
-            field, url = "sms.endpoint", sms.endpoint or DEFAULT_SMS_ENDPOINT
+            field, url = "sms.endpoint", options.sms.endpoint or DEFAULT_SMS_ENDPOINT
         else:
             account = options.push.service_account
             if not account or not os.path.isfile(account):

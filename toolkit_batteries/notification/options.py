@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import matches, positive, required
 from toolkit_batteries.core.options import Duration, option, options_class
+
+from .base import E164
 
 __all__ = [
     "DEFAULT_PUSH_ENDPOINT",
@@ -25,6 +28,12 @@ __all__ = [
 DEFAULT_SMS_ENDPOINT = "https://api.twilio.com"
 #: The push service's HTTP v1 API base URL (``push.endpoint`` unset).
 DEFAULT_PUSH_ENDPOINT = "https://fcm.googleapis.com"
+
+
+_SMS_HINT = (
+    "set sms.account_sid, sms.auth_token (a secret: use the environment) and "
+    "sms.from_number (E.164, e.g. +14155550100)"
+)
 
 
 @options_class
@@ -65,6 +74,24 @@ class PushOptions:
 @options_class
 class NotificationOptions:
     """Options of ``notification``; adapters ``log`` (default), ``sms`` and ``push``."""
+
+    __checks__ = (
+        positive(
+            "toolkit_notification.E005",
+            adapters=("sms", "push"),
+            hint="use a positive duration, or leave it unset for the default (30s)",
+        ).on("timeout"),
+        required("toolkit_notification.E002", "is required", adapters=("sms",), hint=_SMS_HINT).on(
+            "sms.account_sid", "sms.auth_token", "sms.from_number"
+        ),
+        matches(
+            "toolkit_notification.E002",
+            E164.pattern,
+            "is not an E.164 phone number",
+            adapters=("sms",),
+            hint=_SMS_HINT,
+        ).on("sms.from_number"),
+    )
 
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
     sms: SMSOptions = option(SMSOptions(), doc="options of the sms adapter")

@@ -1,7 +1,7 @@
 """System checks of the ``observability`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_observability.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_observability.E002``: an ``otlp`` instance whose ``endpoint`` is missing or
   malformed, ``insecure`` (or an ``http://`` endpoint) towards a non-loopback host, or
@@ -19,9 +19,6 @@ from typing import TYPE_CHECKING
 from django.core import checks
 
 from toolkit_batteries.core.checks import resolved_instances
-from toolkit_batteries.core.errors import InvalidOptionsError
-
-from .target import otlp_base_url
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
@@ -36,20 +33,7 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
     found: list[checks.CheckMessage] = []
     for cfg, adapter in resolved_instances(config, "observability"):
         options = cfg.options
-        if adapter == "otlp":
-            try:
-                otlp_base_url(options, cfg.instance)
-            except InvalidOptionsError as exc:
-                found.append(
-                    checks.Error(
-                        str(exc),
-                        hint="set endpoint to the collector's host:port; plaintext "
-                        "(insecure) only to localhost, TLS otherwise",
-                        obj=_OBJ,
-                        id="toolkit_observability.E002",
-                    )
-                )
-        else:
+        if adapter != "otlp":
             unused = [
                 f
                 for f in ("endpoint", "headers", "ca_file", "cert_file", "key_file")

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import opens
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["ObservabilityOptions"]
 
 
+_OTLP_HINT = (
+    "set endpoint to the collector's host:port; plaintext (insecure) only to localhost, "
+    "TLS otherwise"
+)
+
+
 @options_class
 class ObservabilityOptions:
     """Options of ``observability``; adapters ``stdout`` (default), ``noop`` and ``otlp``."""
+
+    __checks__ = (
+        opens(
+            "toolkit_observability.E002",
+            "toolkit_batteries.observability.target:otlp_base_url",
+            adapters=("otlp",),
+            hint=_OTLP_HINT,
+        ),
+    )
 
     endpoint: str = option("", doc="collector host:port")
     service_name: str = option("toolkit", doc="name of the emitting service")

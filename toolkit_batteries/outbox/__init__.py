@@ -14,52 +14,9 @@ messages to the eventbus or queue battery; consumers deduplicate with
 ``services.outbox().inbox("name").seen(message_id)``. See :mod:`.base` and :mod:`.relay`.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Delivered,
-        Inbox,
-        Outbox,
-        OutboxClosedError,
-        OutboxError,
-        Record,
-        Status,
-        decode,
-    )
-
-__all__ = [
-    "Delivered",
-    "Inbox",
-    "Outbox",
-    "OutboxClosedError",
-    "OutboxError",
-    "Record",
-    "Status",
-    "decode",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Delivered": "base",
-    "Inbox": "base",
-    "Outbox": "base",
-    "OutboxClosedError": "base",
-    "OutboxError": "base",
-    "Record": "base",
-    "Status": "base",
-    "decode": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Delivered Inbox Outbox OutboxClosedError OutboxError Record Status decode",
+)

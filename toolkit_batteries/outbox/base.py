@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.options import Duration
 
 if TYPE_CHECKING:
     from .relay import Relay
@@ -286,12 +287,6 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _seconds(value: Any) -> float:
-    if isinstance(value, timedelta):
-        return value.total_seconds()
-    return float(value or 0)
-
-
 def settings_from_options(options: Any, *, instance: str = "default") -> Settings:
     """Validate an ``OutboxOptions``; raise :class:`InvalidOptionsError` naming the field."""
 
@@ -306,8 +301,8 @@ def settings_from_options(options: Any, *, instance: str = "default") -> Setting
         raise invalid("lock_seconds", "must be at least 1")
     if int(options.max_attempts) < 1:
         raise invalid("max_attempts", "must be at least 1")
-    retention = _seconds(options.retention)
-    poll = _seconds(options.poll_interval)
+    retention = Duration.seconds(options.retention)
+    poll = Duration.seconds(options.poll_interval)
     if retention < 0:
         raise invalid("retention", "must not be negative")
     if poll <= 0:
@@ -471,7 +466,7 @@ class Outbox(Service):
         Return how many outbox rows went. Pending and dead messages are never purged.
         """
         self._check_open()
-        age = self.settings.retention if before is None else _seconds(before)
+        age = self.settings.retention if before is None else Duration.seconds(before)
         if age < 0:
             raise ValueError("before must not be negative")
         return self._purge_sent(self.clock() - age)

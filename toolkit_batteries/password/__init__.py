@@ -11,29 +11,9 @@ Get the configured hasher from the registry (``services.password()``) or a conta
 parameters into Django's ``PASSWORD_HASHERS``. argon2-cffi is imported only by the adapter.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import PARAMETER_RANGES, Argon2Parameters, PasswordHasher
-
-__all__ = ["PARAMETER_RANGES", "Argon2Parameters", "PasswordHasher"]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Argon2Parameters": "base",
-    "PARAMETER_RANGES": "base",
-    "PasswordHasher": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Argon2Parameters PARAMETER_RANGES PasswordHasher",
+)

@@ -14,29 +14,9 @@ from the auth battery's verified bearer token. Importing this package imports no
 SDK.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import Authorizer, PermissionDeniedError, Subject
-
-__all__ = ["Authorizer", "PermissionDeniedError", "Subject"]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Authorizer": "base",
-    "PermissionDeniedError": "base",
-    "Subject": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Authorizer PermissionDeniedError Subject",
+)

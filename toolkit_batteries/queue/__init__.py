@@ -6,46 +6,9 @@ at-least-once API (:class:`Queue`). Jobs, their dispatcher, the worker and the C
 path live in :mod:`toolkit_batteries.queue.jobs`.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        DeadMessage,
-        Message,
-        Queue,
-        QueueClosedError,
-        QueueError,
-        QueueFullError,
-    )
-
-__all__ = [
-    "DeadMessage",
-    "Message",
-    "Queue",
-    "QueueClosedError",
-    "QueueError",
-    "QueueFullError",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "DeadMessage": "base",
-    "Message": "base",
-    "Queue": "base",
-    "QueueClosedError": "base",
-    "QueueError": "base",
-    "QueueFullError": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="DeadMessage Message Queue QueueClosedError QueueError QueueFullError",
+)

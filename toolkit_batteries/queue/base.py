@@ -42,7 +42,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+
+from .errors import QueueClosedError, QueueError, QueueFullError
 
 __all__ = [
     "MAX_DEAD_LIMIT",
@@ -64,37 +65,6 @@ MAX_DEAD_LIMIT = 1000
 MAX_TOPIC_LENGTH = 200
 
 _TOPIC = re.compile(r"^[^\s\x00]+$")
-
-
-class QueueError(ToolkitError):
-    """A queue operation failed for a reason other than an unreachable server."""
-
-    code = "queue_error"
-
-
-class QueueFullError(QueueError):
-    """A push found the topic's buffer full (the ``memory`` adapter's ``buffer``)."""
-
-    code = "resource_exhausted"
-
-    def __init__(self, instance: str, topic: str, limit: int) -> None:
-        self.instance = instance
-        self.topic = topic
-        self.limit = limit
-        super().__init__(
-            f'queue.{instance}: topic "{topic}" is full ({limit} waiting messages); '
-            "consume faster or raise the buffer option"
-        )
-
-
-class QueueClosedError(QueueError, RuntimeError):
-    """The queue was used after :meth:`Queue.close`."""
-
-    code = "queue_closed"
-
-    def __init__(self, instance: str) -> None:
-        self.instance = instance
-        super().__init__(f"queue.{instance}: the queue is closed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +153,8 @@ class Queue(Service):
     """
 
     service_name: ClassVar[str] = "queue"
+    #: Largest body in bytes the adapter carries; ``None``: no limit of its own.
+    max_body: ClassVar[int | None] = None
 
     def __init__(
         self, options: Any, *, instance: str = "default", clock: Callable[[], float] | None = None

@@ -19,47 +19,17 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
+from toolkit_batteries.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
 
 __all__ = ["battery_checks"]
 
-_OBJ = "settings.TOOLKIT"
-
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
-    """Check every ``db`` queue's table and DSN, and the ``TOOLKIT_JOBS`` setting."""
-    from toolkit_batteries.core.checks import resolved_instances, sql_target_error
-
-    from .adapters.db import check_table_name
-
-    found: list[checks.CheckMessage] = []
-    for cfg, adapter in resolved_instances(config, "queue"):
-        if adapter != "db":
-            continue
-        try:
-            check_table_name(cfg.options.table, instance=cfg.instance)
-        except InvalidOptionsError as exc:
-            found.append(
-                checks.Error(
-                    str(exc),
-                    hint="leave table empty: the db queue uses its migrated tables",
-                    obj=_OBJ,
-                    id="toolkit_queue.E002",
-                )
-            )
-        if error := sql_target_error(
-            f"queue.{cfg.instance}",
-            cfg.options.dsn,
-            hint="give a postgres:// URL, a libpq string or a SQLite file path; "
-            "leave it empty to use the db service",
-            check_id="toolkit_queue.E003",
-        ):
-            found.append(error)
-    found.extend(_jobs_checks(config))
-    return found
+    """Check the ``TOOLKIT_JOBS`` setting against the configured queue instances."""
+    return _jobs_checks(config)
 
 
 def _jobs_checks(config: Config) -> list[checks.CheckMessage]:

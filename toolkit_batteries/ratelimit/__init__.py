@@ -14,30 +14,9 @@ the DRF :class:`~toolkit_batteries.ratelimit.drf.RateLimitThrottle`. Adapters:
 ``memory`` (default, per process) and ``kvserver`` (shared, one Lua script per decision).
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import Decision, Limits, RateLimiter, RateLimiterClosedError
-
-__all__ = ["Decision", "Limits", "RateLimiter", "RateLimiterClosedError"]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Decision": "base",
-    "Limits": "base",
-    "RateLimiter": "base",
-    "RateLimiterClosedError": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="Decision Limits RateLimiter RateLimiterClosedError",
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.option_kinds import opens, reserved_kv_url
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["RateLimitOptions"]
@@ -13,6 +14,17 @@ __all__ = ["RateLimitOptions"]
 @options_class
 class RateLimitOptions:
     """Options of ``ratelimit``; adapters ``memory`` (default) and ``kvserver``."""
+
+    __checks__ = (
+        opens(
+            "toolkit_ratelimit.E002",
+            "toolkit_batteries.ratelimit.base:limits_from_options",
+            hint="rate must be above 0; burst and max_entries at least 1; durations positive",
+        ),
+        reserved_kv_url(
+            "toolkit_ratelimit.W001", hint="set kvserver.addr (host:port or a redis:// URL) instead"
+        ),
+    )
 
     rate: float = option(10.0, doc="tokens refilled per second")
     burst: int = option(20, doc="maximum bucket size")

@@ -14,26 +14,13 @@ Adapters: ``memory`` (default; breaker state per process) and ``kvserver`` (brea
 shared through Redis). The delay arithmetic is the pure :func:`backoff`.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from .backoff import backoff, max_attempts
-from .base import Policy, resilient
-from .errors import (
-    BreakerOpenError,
-    BulkheadFullError,
-    OperationTimeoutError,
-    PolicyClosedError,
-    ResilienceError,
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    backoff="backoff max_attempts",
+    base="Policy resilient",
+    errors=(
+        "BreakerOpenError BulkheadFullError OperationTimeoutError PolicyClosedError ResilienceError"
+    ),
 )
-
-__all__ = [
-    "BreakerOpenError",
-    "BulkheadFullError",
-    "OperationTimeoutError",
-    "Policy",
-    "PolicyClosedError",
-    "ResilienceError",
-    "backoff",
-    "max_attempts",
-    "resilient",
-]

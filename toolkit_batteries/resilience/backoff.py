@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from typing import Any, Protocol
 
+from toolkit_batteries.core.options import Duration
+
 __all__ = ["Random", "backoff", "max_attempts"]
 
 
@@ -39,10 +41,6 @@ def max_attempts(policy: Any) -> int:
     return attempts if attempts > 0 else 1
 
 
-def _seconds(value: Any) -> float:
-    return value.total_seconds() if hasattr(value, "total_seconds") else float(value)
-
-
 def backoff(attempt: int, policy: Any, rng: Random | None = None) -> float:
     """Return the seconds to wait before retry number ``attempt`` (``attempt >= 1``).
 
@@ -50,7 +48,7 @@ def backoff(attempt: int, policy: Any, rng: Random | None = None) -> float:
     """
     if attempt < 1:
         raise ValueError("attempt counts retries from 1")
-    base = max(0.0, _seconds(policy.base_delay))
+    base = max(0.0, Duration.seconds(policy.base_delay))
     if policy.linear:
         delay = base * attempt
     elif policy.multiplier > 1:
@@ -60,14 +58,14 @@ def backoff(attempt: int, policy: Any, rng: Random | None = None) -> float:
             delay = math.inf
     else:
         delay = base
-    cap = _seconds(policy.max_delay)
+    cap = Duration.seconds(policy.max_delay)
     if cap > 0 and delay > cap:
         delay = cap
     if rng is None:
         return delay
     mode = policy.jitter_mode
     if mode == 2:
-        return delay + max(0.0, _seconds(policy.jitter_max)) * rng.random()
+        return delay + max(0.0, Duration.seconds(policy.jitter_max)) * rng.random()
     jitter = min(1.0, max(0.0, float(policy.jitter)))
     if jitter == 0.0 or delay in (0.0, math.inf):
         return delay

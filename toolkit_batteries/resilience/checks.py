@@ -2,6 +2,7 @@
 
 * ``toolkit_resilience.E001`` (from :class:`~toolkit_batteries.core.apps.BatteryConfig`):
   an instance's adapter does not resolve.
+* ``toolkit_resilience.E002`` and ``W001`` are shape rules declared on the options.
 * ``toolkit_resilience.E002``: a value is out of range (``bulkhead.max_concurrent``,
   ``breaker.max_requests`` or ``breaker.min_requests`` below 1, a non-positive breaker
   duration, a negative retry delay); opening would fail the same way.
@@ -18,11 +19,8 @@ from collections.abc import Iterator
 
 from django.core import checks
 
-from toolkit_batteries.core.checks import reserved_kv_url_warning, resolved_instances
+from toolkit_batteries.core.checks import resolved_instances
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.errors import InvalidOptionsError
-
-from .base import settings_from_options
 
 __all__ = ["battery_checks"]
 
@@ -30,27 +28,9 @@ _OBJ = "settings.TOOLKIT"
 
 
 def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
-    """Check every ``resilience`` instance's values and its ``kvserver`` block."""
+    """Warn where the kvserver adapter would share nothing (its breaker is off)."""
     for cfg, adapter in resolved_instances(config, "resilience"):
-        try:
-            settings_from_options(cfg.options, instance=cfg.instance)
-        except InvalidOptionsError as exc:
-            yield checks.Error(
-                str(exc),
-                hint="counts must be at least 1, breaker durations positive, delays >= 0",
-                obj=_OBJ,
-                id="toolkit_resilience.E002",
-            )
-        if adapter != "kvserver":
-            continue
-        if warning := reserved_kv_url_warning(
-            f"resilience.{cfg.instance}",
-            cfg.options.kvserver,
-            hint="set kvserver.addr (host:port or a redis:// URL) instead",
-            check_id="toolkit_resilience.W001",
-        ):
-            yield warning
-        if not cfg.options.breaker.enabled:
+        if adapter == "kvserver" and not cfg.options.breaker.enabled:
             yield checks.Warning(
                 f"resilience.{cfg.instance}: the kvserver adapter shares only the circuit "
                 "breaker, and breaker.enabled is false",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from toolkit_batteries.core.groups import KVServerBlock, ResilienceRetryPolicy
+from toolkit_batteries.core.option_kinds import opens, reserved_kv_url
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["BreakerOptions", "BulkheadOptions", "ResilienceKVServer", "ResilienceOptions"]
@@ -51,6 +52,18 @@ class ResilienceKVServer(KVServerBlock):
 @options_class
 class ResilienceOptions:
     """Options of ``resilience``; adapters ``memory`` (default) and ``kvserver``."""
+
+    __checks__ = (
+        opens(
+            "toolkit_resilience.E002",
+            "toolkit_batteries.resilience.base:settings_from_options",
+            hint="counts must be at least 1, breaker durations positive, delays >= 0",
+        ),
+        reserved_kv_url(
+            "toolkit_resilience.W001",
+            hint="set kvserver.addr (host:port or a redis:// URL) instead",
+        ),
+    )
 
     name: str = option("", doc="base name of the breaker")
     timeout: Duration = option(

@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING
 from django.core import checks
 
 from toolkit_batteries.core.checks import resolved_instances
-from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .adapters.router_a import workers_installed
-from .base import check_app_name
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
@@ -32,12 +30,6 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
     """Check every ``router`` instance's ``app_name`` and its server's extra."""
     found: list[checks.CheckMessage] = []
     for cfg, adapter in resolved_instances(config, "router"):
-        try:
-            check_app_name(str(cfg.options.app_name or "app"), cfg.instance)
-        except InvalidOptionsError as exc:
-            found.append(
-                checks.Error(str(exc), hint="e.g. app", obj=_OBJ, id="toolkit_router.E002")
-            )
         if adapter == "router_a" and not workers_installed():
             found.append(
                 checks.Error(

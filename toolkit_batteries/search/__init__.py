@@ -6,52 +6,12 @@ full-text search, on the project's database or a ``dsn``) or ``searchengine`` (a
 server's HTTP API) in settings. :mod:`.sync` keeps a Django model indexed.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        Document,
-        Hit,
-        Page,
-        Search,
-        SearchBatchTooLargeError,
-        SearchDocumentNotFoundError,
-        SearchError,
-        SearchQueryError,
-    )
-
-__all__ = [
-    "Document",
-    "Hit",
-    "Page",
-    "Search",
-    "SearchBatchTooLargeError",
-    "SearchDocumentNotFoundError",
-    "SearchError",
-    "SearchQueryError",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "Document": "base",
-    "Hit": "base",
-    "Page": "base",
-    "Search": "base",
-    "SearchBatchTooLargeError": "base",
-    "SearchDocumentNotFoundError": "base",
-    "SearchError": "base",
-    "SearchQueryError": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "Document Hit Page Search SearchBatchTooLargeError SearchDocumentNotFoundError SearchError "
+        "SearchQueryError"
+    ),
+)

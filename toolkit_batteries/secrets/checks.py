@@ -1,7 +1,7 @@
 """System checks of the ``secrets`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_secrets.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_secrets.E002``: ``prefix`` is unusable for the adapter (``env``: not a
   variable name; ``secretstore``: not a KV path).
@@ -54,21 +54,11 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
             )
         if adapter == "secretstore":
             found.extend(_store_checks(where, cfg.instance, options))
-        for field in ("project_id", "region"):
-            if getattr(options, field):
-                found.append(
-                    checks.Warning(
-                        f'{where}: option "{field}" is set but no {adapter} adapter reads it',
-                        hint="remove it; it is reserved for cloud secret-manager adapters",
-                        obj=_OBJ,
-                        id="toolkit_secrets.W001",
-                    )
-                )
     return found
 
 
 def _store_checks(where: str, instance: str, options) -> list[checks.CheckMessage]:
-    from .adapters.secretstore import check_addr, check_mount
+    from .adapters.vault import check_addr, check_mount
 
     found: list[checks.CheckMessage] = []
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import warn_when_set
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["SecretsOptions"]
@@ -10,6 +11,14 @@ __all__ = ["SecretsOptions"]
 @options_class
 class SecretsOptions:
     """Options of ``secrets``; adapters ``env`` (default) and ``secretstore``."""
+
+    __checks__ = (
+        warn_when_set(
+            "toolkit_secrets.W001",
+            "is set but no {adapter} adapter reads it",
+            hint="remove it; it is reserved for cloud secret-manager adapters",
+        ).on("project_id", "region"),
+    )
 
     addr: str = option("", doc="secrets-server address")
     allow_insecure: bool = option(False, doc="permit a plain-http address")

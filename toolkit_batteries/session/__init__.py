@@ -13,29 +13,9 @@ It is Django's session engine too: ``SESSION_ENGINE = "toolkit_batteries.session
 admin's sessions in the same store.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import DEFAULT_TTL, SessionStore, new_session_id
-
-__all__ = ["DEFAULT_TTL", "SessionStore", "new_session_id"]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "DEFAULT_TTL": "base",
-    "SessionStore": "base",
-    "new_session_id": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="DEFAULT_TTL SessionStore new_session_id",
+)

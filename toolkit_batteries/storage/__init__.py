@@ -11,38 +11,15 @@ Then ``services.storage()`` is ``storages["default"]`` (``default_storage``), an
 ``services.storage().bucket("avatars")`` is a view of one bucket.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from typing import Any
-
-from .base import (
-    DEFAULT_MAX_PUT_BYTES,
-    DEFAULT_PRESIGN_SECONDS,
-    MAX_PRESIGN_SECONDS,
-    PolicySyncError,
-    Storage,
-    SyncOutcome,
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "DEFAULT_MAX_PUT_BYTES DEFAULT_PRESIGN_SECONDS MAX_PRESIGN_SECONDS PolicySyncError Storage "
+        "SyncOutcome"
+    ),
+    keys="InvalidKeyError",
+    policy="AccessDeniedError AccessPolicy subject_of",
+    settings="django_storage_settings",
 )
-from .keys import InvalidKeyError
-from .policy import AccessDeniedError, AccessPolicy, subject_of
-
-__all__ = [
-    "DEFAULT_MAX_PUT_BYTES",
-    "DEFAULT_PRESIGN_SECONDS",
-    "MAX_PRESIGN_SECONDS",
-    "AccessDeniedError",
-    "AccessPolicy",
-    "InvalidKeyError",
-    "PolicySyncError",
-    "Storage",
-    "SyncOutcome",
-    "django_storage_settings",
-    "subject_of",
-]
-
-
-def django_storage_settings(config: Any = None, *, overrides: Any = None) -> dict[str, Any]:
-    """Return the ``STORAGES`` setting ``TOOLKIT["storage"]`` implies (see :mod:`.settings`)."""
-    from .settings import django_storage_settings as build
-
-    return build(config, overrides=overrides)

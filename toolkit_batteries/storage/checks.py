@@ -100,15 +100,6 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                     str(exc), hint='use version "0" or "1"', obj=_OBJ, id="toolkit_storage.E004"
                 )
             )
-        if bool(options.access_key_id) != bool(options.secret_access_key):
-            found.append(
-                checks.Warning(
-                    f'{where}: only one of "access_key_id" and "secret_access_key" is set',
-                    hint="set both, or neither (boto3's own credential chain)",
-                    obj=_OBJ,
-                    id="toolkit_storage.W001",
-                )
-            )
         sync = options.policy_sync or "manual"
         if (options.sync_fail and sync != "auto") or (sync == "auto" and not options.policy):
             found.append(

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import both_or_neither
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["BucketPolicy", "OperationPolicy", "StorageOptions"]
+
+
+_PAIR_HINT = "set both, or neither (boto3's own credential chain)"
 
 
 @options_class
@@ -32,6 +36,16 @@ class BucketPolicy:
 @options_class
 class StorageOptions:
     """Options of ``storage``; adapters ``local`` (default), ``objstore``, ``objstore_b``."""
+
+    __checks__ = (
+        both_or_neither(
+            "toolkit_storage.W001",
+            "access_key_id",
+            "secret_access_key",
+            warning=True,
+            hint=_PAIR_HINT,
+        ),
+    )
 
     url_base: str = option("", doc="base URL of minted presigned URLs")
     root: str = option("", doc="directory objects are stored under")

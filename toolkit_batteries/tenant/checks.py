@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING
 from django.core import checks
 
 from toolkit_batteries.core.checks import resolved_instances
-from toolkit_batteries.core.errors import InvalidOptionsError
 
-from .adapters.header import compile_subdomain_regex, header_meta_key
 from .context import is_valid_tenant_id
 
 if TYPE_CHECKING:
@@ -55,21 +53,12 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                 'add the id to "allowed", or leave "allowed" empty',
                 "toolkit_tenant.E002",
             )
-        try:
-            compile_subdomain_regex(options.subdomain_regex, cfg.instance)
-        except InvalidOptionsError as exc:
-            error(str(exc), "e.g. ^(?P<tenant>[a-z0-9-]+)\\.example\\.com$", "toolkit_tenant.E003")
         if not all(is_valid_tenant_id(item) for item in allowed):
             error(
                 f'{where}: option "allowed" holds a malformed tenant id',
                 "use 1-63 letters, digits, _ or -, starting with a letter or digit",
                 "toolkit_tenant.E004",
             )
-        try:
-            if options.header:
-                header_meta_key(options.header, cfg.instance)
-        except InvalidOptionsError as exc:
-            error(str(exc), "use a header name such as X-Tenant-ID", "toolkit_tenant.E005")
         if adapter == "single" and (options.subdomain_regex or options.header):
             found.append(
                 checks.Warning(

@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import opens
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["TenantOptions"]
 
 
+_REGEX_HINT = "e.g. ^(?P<tenant>[a-z0-9-]+)\\.example\\.com$"
+
+
 @options_class
 class TenantOptions:
     """Options of ``tenant``; adapters ``single`` (default) and ``header``."""
+
+    __checks__ = (
+        opens(
+            "toolkit_tenant.E003",
+            "toolkit_batteries.tenant.adapters.header:compile_subdomain_regex",
+            hint=_REGEX_HINT,
+        ).on("subdomain_regex"),
+        opens(
+            "toolkit_tenant.E005",
+            "toolkit_batteries.tenant.adapters.header:header_meta_key",
+            skip_empty=True,
+            hint="use a header name such as X-Tenant-ID",
+        ).on("header"),
+    )
 
     # The spec's default is X-Tenant-ID; here an empty value (the default) means
     # X-Tenant-ID without subdomain_regex and *no header source* with it: a header a

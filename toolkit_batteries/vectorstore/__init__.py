@@ -10,52 +10,12 @@ settings::
     store.query(question, k=10, metric="cosine", filter={"lang": "en"}, namespace="docs")
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import (
-        MAX_BATCH,
-        METRICS,
-        DimensionMismatchError,
-        InvalidVectorError,
-        Match,
-        Record,
-        VectorStore,
-        VectorStoreError,
-    )
-
-__all__ = [
-    "MAX_BATCH",
-    "METRICS",
-    "DimensionMismatchError",
-    "InvalidVectorError",
-    "Match",
-    "Record",
-    "VectorStore",
-    "VectorStoreError",
-]
-
-#: Public name -> the submodule defining it, imported on first use (PEP 562), so that
-#: Django loading this app (``django.setup()``) does not import the battery's code.
-_EXPORTS = {
-    "DimensionMismatchError": "base",
-    "InvalidVectorError": "base",
-    "MAX_BATCH": "base",
-    "METRICS": "base",
-    "Match": "base",
-    "Record": "base",
-    "VectorStore": "base",
-    "VectorStoreError": "base",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base=(
+        "DimensionMismatchError InvalidVectorError MAX_BATCH METRICS Match Record VectorStore "
+        "VectorStoreError"
+    ),
+)

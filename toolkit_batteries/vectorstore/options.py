@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import between, sql_target, url
 from toolkit_batteries.core.options import option, options_class
+
+from .base import MAX_DIMENSION
 
 __all__ = ["VectorStoreOptions"]
 
@@ -13,6 +16,24 @@ class VectorStoreOptions:
 
     ``sqlfile`` and ``sqlvector`` are aliases of ``db``; ``vecengine`` is a vector server.
     """
+
+    __checks__ = (
+        sql_target("toolkit_vectorstore.E002", adapters=("db",)).on("dsn"),
+        between(
+            "toolkit_vectorstore.E003",
+            1,
+            MAX_DIMENSION,
+            hint="set it to your embedding model's output size (1536 by default)",
+        ).on("dimension"),
+        url(
+            "toolkit_vectorstore.E004",
+            adapters=("vecengine",),
+            private="*",
+            skip_prefix="file:///",
+            hint="leave url empty (in-process engine), use file:///<dir> or "
+            "https://host:port (http:// needs allow_insecure)",
+        ).on("url"),
+    )
 
     dsn: str = option("", doc="file path or SQL server URL")
     dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")

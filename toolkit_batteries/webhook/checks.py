@@ -1,7 +1,7 @@
 """System checks of the ``webhook`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_webhook.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_webhook.E002``: ``timeout``, ``replay_tolerance`` or ``max_retries`` is
   negative.
@@ -39,20 +39,6 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
     found: list[checks.CheckMessage] = []
     for cfg, adapter in resolved_instances(config, "webhook"):
         where, options = f"webhook.{cfg.instance}", cfg.options
-        for field, value in (
-            ("timeout", options.timeout.total_seconds()),
-            ("replay_tolerance", options.replay_tolerance.total_seconds()),
-            ("max_retries", options.max_retries),
-        ):
-            if value < 0:
-                found.append(
-                    checks.Error(
-                        f'{where}: option "{field}" is negative',
-                        hint="use a positive value, or leave it unset for the default",
-                        obj=_OBJ,
-                        id="toolkit_webhook.E002",
-                    )
-                )
         name = str(options.queue_adapter or "").strip()
         if adapter == "queue" and name:
             try:
@@ -66,16 +52,6 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                         id="toolkit_webhook.E003",
                     )
                 )
-        if options.allow_private_targets:
-            found.append(
-                checks.Warning(
-                    f'{where}: option "allow_private_targets" is on',
-                    hint="deliveries may reach loopback, private and link-local addresses "
-                    "and plain http; keep it for development",
-                    obj=_OBJ,
-                    id="toolkit_webhook.W001",
-                )
-            )
         if adapter == "http" and (
             name or options.queue_opts is not None or options.dead_letter_topic
         ):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import non_negative, warn_when_set
 from toolkit_batteries.core.options import Duration, option, options_class
 from toolkit_batteries.queue.options import QueueOptions
 
@@ -16,6 +17,16 @@ class WebhookOptions:
 
     The logger is injected from code, not configured.
     """
+
+    __checks__ = (
+        non_negative("toolkit_webhook.E002").on("timeout", "replay_tolerance", "max_retries"),
+        warn_when_set(
+            "toolkit_webhook.W001",
+            "is on",
+            hint="deliveries may reach loopback, private and link-local addresses and plain http; "
+            "keep it for development",
+        ).on("allow_private_targets"),
+    )
 
     timeout: Duration = option(timedelta(seconds=10), doc="per-delivery timeout")
     max_retries: int = option(0, doc="retries after the initial attempt")

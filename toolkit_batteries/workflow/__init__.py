@@ -8,39 +8,15 @@ and run ``manage.py queue_work``: each step is a job on the queue
 battery.
 """
 
-from __future__ import annotations
+from toolkit_batteries.core.exports import lazy_exports
 
-from .base import ADVANCE_JOB, RunNotFoundError, Workflow, WorkflowClosedError
-from .definition import (
-    DefinitionError,
-    Step,
-    StepContext,
-    UnknownWorkflowError,
-    WorkflowDefinition,
-    definition,
-    definitions,
-    register,
-    step_function,
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    base="ADVANCE_JOB RunNotFoundError Workflow WorkflowClosedError",
+    definition=(
+        "DefinitionError Step StepContext UnknownWorkflowError WorkflowDefinition definition "
+        "definitions register step_function"
+    ),
+    records="RunInfo RunStatus StepInfo",
+    signals="step_recorded",
 )
-from .records import RunInfo, RunStatus, StepInfo
-from .signals import step_recorded
-
-__all__ = [
-    "ADVANCE_JOB",
-    "DefinitionError",
-    "RunInfo",
-    "RunNotFoundError",
-    "RunStatus",
-    "Step",
-    "StepContext",
-    "StepInfo",
-    "UnknownWorkflowError",
-    "Workflow",
-    "WorkflowClosedError",
-    "WorkflowDefinition",
-    "definition",
-    "definitions",
-    "register",
-    "step_function",
-    "step_recorded",
-]

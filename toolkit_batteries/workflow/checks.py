@@ -1,7 +1,7 @@
 """System checks of the ``workflow`` battery (``manage.py check``).
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_workflow.E001`` (each instance's adapter resolves):
+Shape rules are declared on the options and reported by the core check
+(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
 
 * ``toolkit_workflow.E002``: ``db`` / ``sqlserver`` with a ``dsn`` that is not a SQL target.
 * ``toolkit_workflow.E003``: ``table`` is not a plain SQL identifier, or differs from
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.checks import resolved_instances, sql_target_error
+from toolkit_batteries.core.checks import resolved_instances
 
 from .tables import IDENTIFIER
 
@@ -32,22 +32,13 @@ _OBJ = "settings.TOOLKIT"
 
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
-    """Check every ``workflow`` instance's database target, table and server address."""
+    """Check that every ``workflow`` instance's table is the migrated runs table."""
     from .models import WorkflowRun
 
     migrated = WorkflowRun._meta.db_table
     found: list[checks.CheckMessage] = []
-    for cfg, adapter in resolved_instances(config, "workflow"):
+    for cfg, _ in resolved_instances(config, "workflow"):
         where, options = f"workflow.{cfg.instance}", cfg.options
-        if adapter in ("db", "sqlserver") and (
-            error := sql_target_error(
-                where,
-                options.dsn,
-                hint="use a postgres:// URL, a libpq string or a SQLite file path",
-                check_id="toolkit_workflow.E002",
-            )
-        ):
-            found.append(error)
         table = str(options.table or "").strip()
         if table and (not IDENTIFIER.match(table) or table != migrated):
             found.append(
@@ -58,25 +49,6 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                     "(letters, digits and _); other instances leave it empty",
                     obj=_OBJ,
                     id="toolkit_workflow.E003",
-                )
-            )
-        if len(str(options.namespace or "").strip()) > 64:
-            found.append(
-                checks.Error(
-                    f'{where}: option "namespace" is longer than 64 characters',
-                    hint="use a shorter namespace",
-                    obj=_OBJ,
-                    id="toolkit_workflow.E004",
-                )
-            )
-        if str(options.host_port or "").strip():
-            found.append(
-                checks.Warning(
-                    f'{where}: option "host_port" is set but the {adapter} adapter keeps runs '
-                    "itself; it is ignored",
-                    hint="leave host_port empty",
-                    obj=_OBJ,
-                    id="toolkit_workflow.W001",
                 )
             )
     return found

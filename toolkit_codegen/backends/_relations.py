@@ -6,13 +6,18 @@ no column; requests and responses carry it as ``tags: [<Tag's key type>]``: the
 serializers write it (read from the relation's manager), the OpenAPI document shows
 it, and the CRUD rule accepts a ``tags: [uuid]`` parameter as a settable member of the
 entity (the runtime checks that every id exists, then sets the relation).
+
+An id in a request must also name a row the caller may read: :func:`read_checks` gives,
+per entity, the ``permission: check(...)`` of its ``GET``-by-id rpc, which the CRUD
+defaults ask on every row a foreign key or an id list names (so another owner's row is
+the same 400 as an id that names none).
 """
 
 from __future__ import annotations
 
-from ..nodes import Entity, Schema, TypeRef
+from ..nodes import Entity, Permission, Schema, TypeRef
 
-__all__ = ["m2m_id_lists", "m2m_id_type"]
+__all__ = ["m2m_id_lists", "m2m_id_type", "read_check", "read_checks"]
 
 
 def m2m_id_type(schema: Schema, entity: Entity, name: str) -> TypeRef | None:
@@ -36,4 +41,35 @@ def m2m_id_lists(schema: Schema, entity: Entity) -> list[tuple[str, TypeRef]]:
             typ = m2m_id_type(schema, entity, rel.name)
             if typ is not None:
                 found.append((rel.name, typ))
+    return found
+
+
+def read_check(schema: Schema, entity: str) -> Permission | None:
+    """Return the ``permission: check`` of the ``GET`` rpc reading one ``entity`` object.
+
+    That rpc is the first ``GET`` whose path has a parameter and whose check names
+    ``resource: entity``; None when no rpc checks reading that entity (any row is readable).
+    """
+    for service in schema.services:
+        for rpc in service.rpcs:
+            permission = rpc.permission
+            if (
+                rpc.http is not None
+                and rpc.http.method.upper() == "GET"
+                and permission is not None
+                and permission.check
+                and permission.resource == entity
+                and "{" in rpc.http.path
+            ):
+                return permission
+    return None
+
+
+def read_checks(schema: Schema) -> list[tuple[str, Permission]]:
+    """Return ``(entity name, read check)`` for every entity whose reading is checked."""
+    found = []
+    for entity in schema.entities:
+        permission = read_check(schema, entity.name)
+        if permission is not None and permission.action:
+            found.append((entity.name, permission))
     return found

@@ -247,9 +247,20 @@ def render_views(schema: Schema) -> str:
         "    components = s.COMPONENTS",
         "    enum_components = s.ENUMS",
     ]
+    reads = _reads(schema)
+    has_reads = bool(reads.pairs) and any(
+        found.kind in ("create", "update") for sv in all_services for found in sv.crud.values()
+    )
+    if has_reads:
+        out += [
+            "",
+            "#: Per entity, the check of its get rpc: an id naming a row in a create or update",
+            "#: must pass it for the caller, else the answer is that of an id naming no row.",
+            assign("READS", reads),
+        ]
     for sv in all_services:
         if sv.crud:
-            out += ["", "", _defaults(sv)]
+            out += ["", "", _defaults(sv, has_reads)]
         out += ["", "", _viewset(schema, sv)]
     for route in merged:
         out += ["", "", _merged_viewset(schema, route)]
@@ -284,7 +295,8 @@ def _on_object(schema: Schema, ref: RpcRef) -> str | None:
     return param.name if param is not None else None
 
 
-def _defaults(sv: ServiceViews) -> str:
+def _defaults(sv: ServiceViews, reads: bool) -> str:
+    """Return ``<Service>Crud``; ``reads``: pass the module's ``READS`` to create/update."""
     lines = [
         f"class {sv.name}Crud:",
         _doc(
@@ -297,11 +309,13 @@ def _defaults(sv: ServiceViews) -> str:
         if found.kind == "list":
             call = Call("crud.list_page", [model, Raw(repr(list_order(found.entity)))])
         elif found.kind == "create":
-            call = Call("crud.create", [model])
+            call = Call("crud.create", [model], [("reads", Raw("READS"))] if reads else [])
         elif found.kind == "update":
             ref = next(r for r in sv.rpcs if r.handler == action)
-            partial = ref.method == "PATCH"
-            call = Call("crud.update", [model, found.lookup], [("partial", partial)])
+            kwargs: list[tuple[str, object]] = [("partial", ref.method == "PATCH")]
+            if reads:
+                kwargs.append(("reads", Raw("READS")))
+            call = Call("crud.update", [model, found.lookup], kwargs)
         else:
             call = Call(f"crud.{found.kind}", [model, found.lookup])
         lines.append(assign(action, call, indent=1))
@@ -344,19 +358,21 @@ def _check_expr(schema: Schema, ref: RpcRef) -> Call:
 
 def _read_action(schema: Schema, entity: str) -> str:
     """Return the action of the ``GET`` rpc that checks one ``entity`` object, or ""."""
-    for service in schema.services:
-        for rpc in service.rpcs:
-            permission = rpc.permission
-            if (
-                rpc.http is not None
-                and rpc.http.method.upper() == "GET"
-                and permission is not None
-                and permission.check
-                and permission.resource == entity
-                and "{" in rpc.http.path
-            ):
-                return permission.action or ""
-    return ""
+    from ._relations import read_check
+
+    permission = read_check(schema, entity)
+    return (permission.action or "") if permission is not None else ""
+
+
+def _reads(schema: Schema) -> Dict:
+    """Return ``READS``: per entity, the check a row must pass for an id naming it."""
+    from ._relations import read_checks
+
+    pairs: list[tuple[str, object]] = []
+    for name, permission in read_checks(schema):
+        kwargs = [("owner_field", permission.owner_field)] if permission.owner_field else []
+        pairs.append((name, Call("crud.Read", [permission.action], kwargs)))
+    return Dict(pairs)
 
 
 def _merged_viewset(schema: Schema, route: Route) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from toolkit_batteries.ai.checks import battery_checks
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 
 
 def _ids(settings: dict) -> list[str]:
-    return sorted(m.id for m in battery_checks(Config.load({"ai": settings}, {})))
+    return sorted(m.id for m in service_checks("ai", Config.load({"ai": settings}, {})))
 
 
 def test_a_complete_configuration_passes() -> None:
@@ -18,7 +18,7 @@ def test_a_complete_configuration_passes() -> None:
 
 
 def test_a_missing_key_is_e002_without_values() -> None:
-    messages = battery_checks(Config.load({"ai": {"adapter": "anthropic"}}, {}))
+    messages = service_checks("ai", Config.load({"ai": {"adapter": "anthropic"}}, {}))
     assert [m.id for m in messages] == ["toolkit_ai.W002"]
     assert 'ai.default: option "api_key"' in messages[0].msg
 
@@ -29,10 +29,11 @@ def test_unusable_base_urls_are_e003() -> None:
         "https://user:secret@api.example.com",
         "https://127.0.0.1",
     ):
-        messages = battery_checks(
+        messages = service_checks(
+            "ai",
             Config.load(
                 {"ai": {"adapter": "llm_b", "options": {"api_key": "k", "base_url": url}}}, {}
-            )
+            ),
         )
         assert [m.id for m in messages] == ["toolkit_ai.E003"], url
         assert "secret" not in messages[0].msg and "127.0.0.1" not in messages[0].msg

@@ -8,36 +8,16 @@ records, error messages and tracebacks, reprs, CLI output) is scanned for the ke
 from __future__ import annotations
 
 import logging
-import traceback
 
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from tests.support.leaks import assert_never_shown, error_texts, log_texts
 from toolkit_batteries.ai import AIProviderError
 
 from .conftest import ADAPTERS, new_key, open_ai
 from .server import FAKES
 from .test_contract import WEATHER
-
-
-def _errors_text(error: BaseException) -> list[str]:
-    return [str(error), repr(error), "".join(traceback.format_exception(error))]
-
-
-def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
-    texts = [caplog.text]
-    for record in caplog.records:
-        texts.append(record.getMessage())
-        texts.append(repr(record.args))
-        if record.exc_info and record.exc_info[1] is not None:
-            texts.extend(_errors_text(record.exc_info[1]))
-    return texts
-
-
-def _scan(texts: list[str], keys: list[str]) -> None:
-    joined = "\n".join(texts)
-    for key in keys:
-        assert key not in joined, "an API key leaked"
 
 
 def test_no_key_in_logs_errors_or_reprs(caplog) -> None:
@@ -62,21 +42,21 @@ def test_no_key_in_logs_errors_or_reprs(caplog) -> None:
                 with pytest.raises(AIProviderError) as caught:
                     ai.complete("hello")
                 assert caught.value.status == status
-                texts.extend(_errors_text(caught.value))
+                texts.extend(error_texts(caught.value))
                 texts.append(caught.value.detail)
             server.key = "rotated"  # the old key is now refused
             with pytest.raises(AIProviderError) as caught:
                 ai.complete("hello")
-            texts.extend(_errors_text(caught.value))
+            texts.extend(error_texts(caught.value))
             texts.append(caught.value.detail)
             texts += [repr(ai), repr(container), str(vars(ai).keys())]
         finally:
             container.close()
             server.stop()
-    texts += _log_texts(caplog)
+    texts += log_texts(caplog)
     assert any(r.name.startswith(("httpx", "httpcore")) for r in caplog.records)  # captured
     assert sum("provider answered HTTP 500" in t for t in texts) >= len(ADAPTERS)
-    _scan(texts, keys)
+    assert_never_shown(texts, keys)
 
 
 def test_config_show_never_prints_the_key(tmp_path) -> None:
@@ -93,4 +73,4 @@ def test_config_show_never_prints_the_key(tmp_path) -> None:
     js = run_toolkit("config", "show", "--json", "--service", "ai", cwd=tmp_path, env=env)
     options = js.json["data"]["ai"]["default"]["options"]
     assert options["api_key"] == "[redacted]" and options["model"] == "gpt-test-1"
-    _scan([text.stdout, text.stderr, js.stdout, js.stderr], [key])
+    assert_never_shown([text.stdout, text.stderr, js.stdout, js.stderr], [key])

@@ -16,7 +16,7 @@ import posthog.version
 import pytest
 
 from toolkit_batteries.analytics import AnalyticsDeliveryError
-from toolkit_batteries.analytics.adapters.analytics_b import ProductAnalytics
+from toolkit_batteries.analytics.adapters.posthog import PostHogAnalytics
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.outbound import host_is_public
@@ -25,10 +25,10 @@ from .conftest import API_KEY, open_analytics, provider_block
 from .server import BatchServer
 
 
-def direct(server: BatchServer, **kwargs) -> ProductAnalytics:
+def direct(server: BatchServer, **kwargs) -> PostHogAnalytics:
     """Build the adapter on the decoded options, with buffer settings of the test's own."""
     options = Config.load({"analytics": provider_block(server)}, {}).service("analytics").options
-    return ProductAnalytics(options, **kwargs)
+    return PostHogAnalytics(options, **kwargs)
 
 
 def test_the_request_is_the_providers_batch_call(server: BatchServer) -> None:
@@ -44,8 +44,8 @@ def test_the_request_is_the_providers_batch_call(server: BatchServer) -> None:
 
     (request,) = server.requests
     assert (request.method, request.path, request.status) == ("POST", "/batch/", 200)
-    assert request.headers["Content-Type"] == "application/json"
-    assert request.headers["User-Agent"] == f"posthog-python/{posthog.version.VERSION}"
+    assert request.header("Content-Type") == "application/json"
+    assert request.header("User-Agent") == f"posthog-python/{posthog.version.VERSION}"
     body = request.body
     assert body["api_key"] == API_KEY  # the provider's auth: the write key in the body
     assert body["historical_migration"] is False

@@ -8,29 +8,16 @@ scanned for the key.
 from __future__ import annotations
 
 import logging
-import traceback
 
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from tests.support.leaks import error_texts, log_texts
 from toolkit_batteries.analytics.base import AnalyticsDeliveryError, AnalyticsPropertiesError
 from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .conftest import API_KEY, open_analytics, provider_block
 from .server import BatchServer
-
-
-def _texts_of(error: BaseException) -> list[str]:
-    return [str(error), repr(error), "".join(traceback.format_exception(error))]
-
-
-def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
-    texts = [caplog.text]
-    for record in caplog.records:
-        texts += [record.getMessage(), repr(record.args), repr(record.__dict__)]
-        if record.exc_info and record.exc_info[1] is not None:
-            texts += _texts_of(record.exc_info[1])
-    return texts
 
 
 def test_the_key_is_in_no_log_error_or_repr(server: BatchServer, caplog) -> None:
@@ -46,15 +33,15 @@ def test_the_key_is_in_no_log_error_or_repr(server: BatchServer, caplog) -> None
         analytics.capture("bad", distinct_id="u")
         with pytest.raises(AnalyticsDeliveryError) as failed:
             analytics.flush()
-        texts += _texts_of(failed.value)
+        texts += error_texts(failed.value)
     with pytest.raises(AnalyticsPropertiesError) as refused:
         analytics.capture("e", {"k": "x" * 70000}, distinct_id="u")
-    texts += _texts_of(refused.value)
+    texts += error_texts(refused.value)
     container.close()
     with pytest.raises(InvalidOptionsError) as blocked:
         open_analytics(provider_block(server, allow_private=False)).analytics()
-    texts += _texts_of(blocked.value)
-    texts += _log_texts(caplog)
+    texts += error_texts(blocked.value)
+    texts += log_texts(caplog)
     assert server.requests[0].body["api_key"] == API_KEY  # the key was really used
     assert any(r.name == "posthog" for r in caplog.records)  # the SDK's own lines were scanned
     assert len(texts) > 10

@@ -19,7 +19,7 @@ from typing import Any
 import jwt
 import pytest
 
-from toolkit_batteries.core.config import Config
+from tests.support.batteries import BatteryOpener
 from toolkit_batteries.core.container import Container
 
 from .provider import FakeProvider
@@ -72,22 +72,17 @@ def jwt_settings(**jwt_options: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def containers() -> Iterator[list[Container]]:
-    """Collect containers opened by a test and close them afterwards."""
-    opened: list[Container] = []
-    yield opened
-    for container in opened:
-        container.close()
+def containers(open_battery: BatteryOpener) -> list[Container]:
+    """Containers a test opens by hand; closed at teardown with those ``open_battery`` opened."""
+    return open_battery.containers
 
 
 @pytest.fixture
-def open_auth(containers):
+def open_auth(open_battery: BatteryOpener):
     """Open ``auth`` from settings through a Container: ``open_auth(settings, environ)``."""
 
     def opener(settings: dict[str, Any], environ: dict[str, str] | None = None) -> Any:
-        container = Container(Config.load(settings, environ or {}))
-        containers.append(container)
-        return container.auth()
+        return open_battery("auth", settings=settings, environ=environ)
 
     return opener
 
@@ -100,22 +95,6 @@ def jwt_auth(open_auth):
         return open_auth(jwt_settings(**jwt_options))
 
     return opener
-
-
-@pytest.fixture
-def redis_prefix(redis_url) -> Iterator[str]:
-    """Return a key prefix of this test's own; its keys are deleted afterwards."""
-    import redis
-
-    prefix = f"t-{uuid.uuid4().hex}:"
-    yield prefix
-    client = redis.Redis.from_url(redis_url)
-    try:
-        keys = list(client.scan_iter(match=f"{prefix}*", count=500))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 @pytest.fixture(scope="module")

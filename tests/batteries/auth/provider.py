@@ -42,7 +42,9 @@ class FakeProvider:
         #: slow provider, for the tests of what other verifications do meanwhile.
         self.jwks_gate: threading.Event | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.01,), daemon=True
+        )
 
     @property
     def issuer(self) -> str:

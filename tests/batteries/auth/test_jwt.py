@@ -15,6 +15,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from tests.support.clock import FakeClock
 from toolkit_batteries.auth import (
     Authenticator,
     AuthError,
@@ -32,16 +33,6 @@ from .conftest import NEW_SECRET, OLD_SECRET, SECRET, craft, hs256, jwt_settings
 
 def b64(data: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
-
-
-class Clock:
-    """A settable wall clock (seconds since the epoch)."""
-
-    def __init__(self, now: float | None = None) -> None:
-        self.now = time.time() if now is None else now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def options(**jwt_options):
@@ -258,7 +249,7 @@ def test_leeway_zero_is_strict_about_nbf(jwt_auth):
 
 
 def test_time_rules_follow_the_injected_clock():
-    clock = Clock()
+    clock = FakeClock(time.time())
     auth = JWTAuthenticator(options(leeway="10s"), clock=clock)
     issued = auth.issue("u", ttl=timedelta(minutes=1))
     clock.now += 65  # past exp, inside the leeway
@@ -377,7 +368,7 @@ def test_malformed_roles_are_refused(jwt_auth, roles):
 
 
 def test_max_ttl_caps_issued_lifetimes():
-    clock = Clock(1_800_000_000)
+    clock = FakeClock(1_800_000_000)
     auth = JWTAuthenticator(options(max_ttl="1h"), clock=clock)
     capped = auth.issue("u", ttl=timedelta(hours=10))
     decoded = jwt.decode(
@@ -433,7 +424,7 @@ def test_revoke_requires_a_token_this_instance_would_accept(jwt_auth):
 
 
 def test_revocation_outlives_exp_by_the_leeway():
-    clock = Clock()
+    clock = FakeClock(time.time())
     auth = JWTAuthenticator(options(leeway="30s"), clock=clock)
     issued = auth.issue("u", ttl=timedelta(minutes=1))
     auth.revoke(issued.token)
@@ -446,7 +437,7 @@ def test_revocation_outlives_exp_by_the_leeway():
 
 
 def test_revoking_an_expired_token_records_nothing():
-    clock = Clock()
+    clock = FakeClock(time.time())
     auth = JWTAuthenticator(options(), clock=clock)
     issued = auth.issue("u", ttl=timedelta(seconds=10))
     clock.now += 20

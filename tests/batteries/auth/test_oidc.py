@@ -12,6 +12,7 @@ import time
 import jwt
 import pytest
 
+from tests.support.clock import FakeClock
 from toolkit_batteries.auth import (
     InvalidTokenError,
     TokenExpiredError,
@@ -37,14 +38,6 @@ def oidc_settings(issuer: str, **options) -> dict:
 def oidc(provider, open_auth):
     provider.discovery_overrides.clear()
     return open_auth(oidc_settings(provider.issuer))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # --------------------------------------------------------------------------- verification
@@ -122,7 +115,7 @@ def test_a_tampered_or_foreign_signature_is_refused(oidc, provider):
 
 def test_an_unknown_kid_refetches_the_jwks_at_most_once_per_interval(provider, open_auth):
     provider.discovery_overrides.clear()
-    clock = Clock()
+    clock = FakeClock(time.time())
     options = Config.load(oidc_settings(provider.issuer), {}).service("auth").options.oidc
     auth = OIDCAuthenticator(options, clock=clock)
     fetched = provider.requests["/jwks"]

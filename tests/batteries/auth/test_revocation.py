@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
+from tests.support.clock import FakeClock
 from toolkit_batteries.auth import InvalidTokenError, TokenRevokedError
 from toolkit_batteries.auth.adapters.jwt import JWTAuthenticator
 from toolkit_batteries.auth.revocation import (
@@ -36,19 +37,11 @@ from .conftest import SECRET, craft, jwt_settings, payload
 ROOT = Path(__file__).resolve().parents[3]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 # --------------------------------------------------------------------------- memory
 
 
 def test_memory_store_keeps_ids_until_their_time_then_forgets_them():
-    clock = Clock()
+    clock = FakeClock(1_000_000.0)
     store = MemoryRevocationStore(clock=clock)
     assert isinstance(store, RevocationStore)
     store.revoke("a", clock.now + 10)

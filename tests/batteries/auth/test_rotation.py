@@ -17,6 +17,7 @@ from datetime import timedelta
 import jwt
 import pytest
 
+from tests.support.clock import FakeClock
 from toolkit_batteries.auth import InvalidTokenError, TokenExpiredError
 from toolkit_batteries.auth.adapters.jwt import JWTAuthenticator
 from toolkit_batteries.core.config import Config
@@ -29,15 +30,9 @@ NEW = {"kid": "2025-07", "secret": NEW_SECRET}
 TTL = timedelta(hours=1)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def deploy(clock: Clock, keys: list[dict], active_kid: str = "", environ=None) -> JWTAuthenticator:
+def deploy(
+    clock: FakeClock, keys: list[dict], active_kid: str = "", environ=None
+) -> JWTAuthenticator:
     """Load a configuration as a (re)deployed process would, and open the adapter."""
     settings = {"auth": {"options": {"jwt": {"keys": keys, "active_kid": active_kid}}}}
     options = Config.load(settings, environ or {}).service("auth").options.jwt
@@ -49,7 +44,7 @@ def kid_of(token: str) -> str:
 
 
 def test_the_five_step_rotation_procedure():
-    clock = Clock()
+    clock = FakeClock(time.time())
 
     # Before: one key, tokens signed with it.
     before = deploy(clock, [OLD])
@@ -90,7 +85,7 @@ def test_the_five_step_rotation_procedure():
 
 
 def test_removing_the_retired_key_too_early_breaks_still_valid_tokens():
-    clock = Clock()
+    clock = FakeClock(time.time())
     old_token = deploy(clock, [OLD]).issue("alice", ttl=TTL).token
     rotated = deploy(clock, [OLD, NEW], active_kid="2025-07")
     assert rotated.verify(old_token).subject == "alice"  # still valid for an hour
@@ -101,12 +96,12 @@ def test_removing_the_retired_key_too_early_breaks_still_valid_tokens():
 
 
 def test_active_kid_naming_no_listed_key_fails_at_open():
-    clock = Clock()
+    clock = FakeClock(time.time())
     with pytest.raises(InvalidOptionsError, match=r'"jwt\.active_kid"'):
         deploy(clock, [NEW], active_kid="2025-01")
 
 
 def test_active_kid_switch_through_the_environment():
-    clock = Clock()
+    clock = FakeClock(time.time())
     switched = deploy(clock, [OLD, NEW], environ={"AUTH__DEFAULT__JWT_ACTIVE_KID": "2025-07"})
     assert kid_of(switched.issue("erin").token) == "2025-07"

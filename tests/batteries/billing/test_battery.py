@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from toolkit_batteries.billing.checks import battery_checks
 from toolkit_batteries.billing.states import (
     TERMINAL,
     TRANSITIONS,
@@ -18,6 +17,7 @@ from toolkit_batteries.billing.states import (
     check_transition,
     parse_status,
 )
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.db import MissingTablesError
@@ -27,7 +27,7 @@ S = SubscriptionStatus
 
 def ids(options: dict, adapter: str = "billing_a") -> list[str]:
     toolkit = {"billing": {"adapter": adapter, "options": options}}
-    return sorted(message.id for message in battery_checks(Config.load(toolkit, {})))
+    return sorted(message.id for message in service_checks("billing", Config.load(toolkit, {})))
 
 
 # ------------------------------------------------------------------ state machine
@@ -125,7 +125,7 @@ def test_non_positive_webhook_limits():
 
 def test_check_messages_name_no_value():
     toolkit = {"billing": {"adapter": "stripe", "options": {"endpoint": "http://sk_secret_host"}}}
-    text = " ".join(m.msg for m in battery_checks(Config.load(toolkit, {})))
+    text = " ".join(m.msg for m in service_checks("billing", Config.load(toolkit, {})))
     assert "sk_secret_host" not in text and "billing.default" in text
 
 
@@ -174,7 +174,7 @@ def test_importing_the_battery_imports_no_sdk():
     code = (
         "import os, sys; os.environ['DJANGO_SETTINGS_MODULE'] = 'tests.settings';"
         "import toolkit_batteries.billing, toolkit_batteries.billing.views,"
-        " toolkit_batteries.billing.checks, toolkit_batteries.billing.adapters.stub;"
+        " toolkit_batteries.billing.options, toolkit_batteries.billing.adapters.stub;"
         "print(sorted(m for m in ('stripe', 'paddle_billing') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -8,29 +8,16 @@ scanned for the token.
 from __future__ import annotations
 
 import logging
-import traceback
 
 import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from tests.support.leaks import error_texts, log_texts
 from toolkit_batteries.cdn.base import CDNPurgeError, InvalidPurgeError
 from toolkit_batteries.core.errors import InvalidOptionsError
 
 from .conftest import TOKEN, open_cdn, provider_block
 from .server import PurgeServer
-
-
-def _texts_of(error: BaseException) -> list[str]:
-    return [str(error), repr(error), "".join(traceback.format_exception(error))]
-
-
-def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
-    texts = [caplog.text]
-    for record in caplog.records:
-        texts += [record.getMessage(), repr(record.args), repr(record.__dict__)]
-        if record.exc_info and record.exc_info[1] is not None:
-            texts += _texts_of(record.exc_info[1])
-    return texts
 
 
 def test_the_token_is_in_no_log_error_or_repr(server: PurgeServer, caplog) -> None:
@@ -46,15 +33,15 @@ def test_the_token_is_in_no_log_error_or_repr(server: PurgeServer, caplog) -> No
         server.fail_next(status)
         with pytest.raises(CDNPurgeError) as failed:
             cdn.purge_tags(["home"])
-        texts += _texts_of(failed.value)
+        texts += error_texts(failed.value)
     with pytest.raises(InvalidPurgeError) as refused:
         cdn.purge_urls(["not a url"])
-    texts += _texts_of(refused.value)
+    texts += error_texts(refused.value)
     container.close()
     with pytest.raises(InvalidOptionsError) as blocked:
         open_cdn(provider_block(server, allow_private=False)).cdn()
-    texts += _texts_of(blocked.value)
-    texts += _log_texts(caplog)
+    texts += error_texts(blocked.value)
+    texts += log_texts(caplog)
     assert server.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"  # really used
     assert any(r.name.startswith("cloudflare") for r in caplog.records)  # SDK lines scanned
     assert TOKEN not in "\n".join(texts)

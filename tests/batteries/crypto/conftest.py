@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from tests.ports import free_port
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.crypto import register_kms_client, unregister_kms_client
@@ -36,16 +35,9 @@ class Opened:
 
 
 @pytest.fixture(scope="module")
-def kms_endpoint() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
+def kms_endpoint(moto_endpoint: str) -> str:
+    """Moto's endpoint (one server for the session answers S3 and KMS alike)."""
+    return moto_endpoint
 
 
 @pytest.fixture

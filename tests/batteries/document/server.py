@@ -1,112 +1,118 @@
-"""A rendering service on 127.0.0.1 speaking Gotenberg's Chromium HTML route.
+"""A strict stand-in for Gotenberg's Chromium HTML route, on the shared provider-server base.
 
 No rendering service runs on the machine, so the tests (and none of the benches) start
 this one in a thread. It implements what the ``remote`` adapter sends, as Gotenberg
-documents it:
+documents it, and refuses what Gotenberg refuses, with Gotenberg's ``text/plain`` error
+bodies:
 
 * ``POST /forms/chromium/convert/html``, ``multipart/form-data`` whose ``files`` parts
   hold ``index.html`` and the assets: answers ``200`` with ``application/pdf``, the PDF
   rendered from ``index.html`` by WeasyPrint (a real PDF, so page count and text can be
   checked);
-* ``GET /health``: ``200`` ``{"status": "up"}``.
+* a body that is not ``multipart/form-data`` with a boundary, or without an
+  ``index.html`` file: 400 ``Invalid form data: ...``; a form field of the route that is not
+  of its type (``landscape``, ``printBackground``... not a boolean; ``scale`` outside 0.1 to
+  2; a paper size or margin that is not a size): 400 naming the field; another method on
+  the route: 405; another route: 404;
+* ``GET /health``: ``200`` ``{"status": "up", "details": {...}}``.
 
-Every request is recorded (method, path, headers, parts by file name) for assertions.
-``status``, ``delay`` and ``body`` override the answer, to test errors, timeouts and
-oversized answers.
+Every request is recorded (:class:`Received`: method, path, lower-cased headers, ``files``
+by file name) for assertions. ``status``, ``delay`` and ``body`` override the answer of a
+well-formed request, to test errors, timeouts and oversized answers.
 """
 
 from __future__ import annotations
 
-import email
-import email.policy
-import json
-import threading
-import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import re
 from typing import Any
 
+from tests.support.provider_server import Answer, ProviderServer, Received
 
-@dataclass
-class Received:
-    method: str
-    path: str
-    headers: dict[str, str]
-    files: dict[str, bytes] = field(default_factory=dict)
+__all__ = ["Received", "RenderServer"]
+
+CONVERT = "/forms/chromium/convert/html"
+_BOOLEANS = frozenset(
+    {
+        "landscape",
+        "printBackground",
+        "omitBackground",
+        "preferCssPageSize",
+        "generateDocumentOutline",
+        "singlePage",
+        "failOnConsoleExceptions",
+        "skipNetworkIdleEvent",
+    }
+)
+_SIZES = frozenset(
+    {"paperWidth", "paperHeight", "marginTop", "marginBottom", "marginLeft", "marginRight"}
+)
+_SIZE = re.compile(r"\d+(\.\d+)?(pt|px|in|mm|cm|pc)?")
 
 
-class RenderServer:
+def _plain(status: int, text: str) -> Answer:
+    return status, text.encode(), {"Content-Type": "text/plain; charset=UTF-8"}  # type: ignore[return-value]
+
+
+class RenderServer(ProviderServer):
     """Start with ``with RenderServer() as server:``; ``server.url`` is ``http://127.0.0.1:<port>``."""
 
+    content_types = ()  # checked per route below (multipart only on the convert route)
+
     def __init__(self) -> None:
-        self.received: list[Received] = []
+        super().__init__("")
+        #: Status and body a well-formed conversion answers instead of the PDF.
         self.status = 200
-        self.delay = 0.0
         self.body: bytes | None = None
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, body: bytes, kind: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self) -> None:
-                owner.received.append(Received("GET", self.path, dict(self.headers)))
-                if self.path == "/health":
-                    self._send(200, json.dumps({"status": "up"}).encode(), "application/json")
-                else:
-                    self._send(404, b"{}", "application/json")
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                files = _parts(self.headers.get("Content-Type", ""), raw)
-                owner.received.append(Received("POST", self.path, dict(self.headers), files))
-                if owner.delay:
-                    time.sleep(owner.delay)
-                if self.path != "/forms/chromium/convert/html" or "index.html" not in files:
-                    self._send(400, b"bad request", "text/plain")
-                    return
-                if owner.status != 200 or owner.body is not None:
-                    self._send(owner.status, owner.body or b"error", "application/pdf")
-                    return
-                import weasyprint
-
-                pdf = weasyprint.HTML(string=files["index.html"].decode("utf-8")).write_pdf()
-                self._send(200, pdf, "application/pdf")
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.port = self._httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def __enter__(self) -> RenderServer:
-        self._thread.start()
+        self.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+    def authorized(self, headers: dict[str, str]) -> bool:
+        return True  # Gotenberg's own auth is off by default; a proxy in front may add one
 
+    def malformed(self, request: Received) -> Answer | None:
+        if request.path == "/health":
+            return None if request.method == "GET" else _plain(405, "Method Not Allowed")
+        if request.path != CONVERT:
+            return _plain(404, "Not Found")
+        if request.method != "POST":
+            return _plain(405, "Method Not Allowed")
+        if request.content_type != "multipart/form-data" or "boundary=" not in request.headers.get(
+            "content-type", ""
+        ):
+            return _plain(400, "Invalid form data: request Content-Type isn't multipart/form-data")
+        if "index.html" not in request.files:
+            return _plain(400, "Invalid form data: form file 'index.html' is required")
+        fields = {name: data.decode() for name, file, data in request.parts() if file is None}
+        return self._fields(fields)
 
-def _parts(content_type: str, body: bytes) -> dict[str, bytes]:
-    """Return the multipart body's ``files`` parts by file name."""
-    message = email.message_from_bytes(
-        f"Content-Type: {content_type}\r\n\r\n".encode() + body, policy=email.policy.HTTP
-    )
-    found: dict[str, bytes] = {}
-    if not message.is_multipart():
-        return found
-    for part in message.iter_parts():
-        if part.get_param("name", header="content-disposition") == "files":
-            found[part.get_filename() or ""] = part.get_payload(decode=True) or b""
-    return found
+    @staticmethod
+    def _fields(fields: dict[str, str]) -> Answer | None:
+        for name, value in fields.items():
+            if name in _BOOLEANS and value not in ("true", "false"):
+                return _plain(400, f"Invalid form data: form field '{name}' is invalid (got "
+                              f"'{value}', resulting to strconv.ParseBool: parsing '{value}': "
+                              "invalid syntax)")  # fmt: skip
+            if name in _SIZES and not _SIZE.fullmatch(value):
+                return _plain(400, f"Invalid form data: form field '{name}' is invalid")
+            if name == "scale":
+                try:
+                    scale = float(value)
+                except ValueError:
+                    scale = -1.0
+                if not 0.1 <= scale <= 2.0:
+                    return _plain(400, "Invalid form data: form field 'scale' is invalid")
+        return None
+
+    def answer(self, handler: Any, request: Received) -> None:
+        if request.path == "/health":
+            up = {"status": "up"}
+            return handler.send_json(200, {"status": "up", "details": {"chromium": up}})
+        if self.status != 200 or self.body is not None:
+            kind = {"Content-Type": "application/pdf"}
+            return handler.send_json(self.status, self.body or b"error", kind)
+        import weasyprint
+
+        pdf = weasyprint.HTML(string=request.files["index.html"].decode("utf-8")).write_pdf()
+        return handler.send_json(200, pdf, {"Content-Type": "application/pdf"})

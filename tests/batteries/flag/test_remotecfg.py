@@ -9,10 +9,10 @@ import socket
 
 import pytest
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
-from toolkit_batteries.flag.checks import battery_checks
 
 from ..cache.helpers import FakeClock
 from .conftest import FLAGS, remote_block
@@ -222,11 +222,11 @@ def test_checks(tmp_path, remote):
         "adapter": "remotecfg",
         "options": {"remotecfg": {"endpoint": "http://10.0.0.1", "ttl": "0s", "timeout": "-1s"}},
     }
-    ids = sorted(m.id for m in battery_checks(Config.load({"flag": block}, {})))
+    ids = sorted(m.id for m in service_checks("flag", Config.load({"flag": block}, {})))
     assert ids == ["toolkit_flag.E003", "toolkit_flag.E004", "toolkit_flag.E005"]
     good = remote_block(remote, tmp_path)
     os.chmod(tmp_path / "service-account.json", 0o644)
-    ids = [m.id for m in battery_checks(Config.load({"flag": good}, {}))]
+    ids = [m.id for m in service_checks("flag", Config.load({"flag": good}, {}))]
     assert ids == ["toolkit_flag.W001"]
 
 

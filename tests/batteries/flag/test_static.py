@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.subprocesses import run_python
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.flag.adapters.static import StaticFlag
-from toolkit_batteries.flag.checks import battery_checks
 
 from ..cache.helpers import FakeClock
 
@@ -71,7 +71,7 @@ def test_a_missing_file_fails_the_open_and_the_check(tmp_path):
     config = Config.load({"flag": block}, {})
     with pytest.raises(InvalidOptionsError, match=r'option "static.path" names a file'):
         Container(config).flag()
-    assert [m.id for m in battery_checks(config)] == ["toolkit_flag.E002"]
+    assert [m.id for m in service_checks("flag", config)] == ["toolkit_flag.E002"]
 
 
 def test_the_file_is_reloaded_when_it_changes(tmp_path):

@@ -19,7 +19,7 @@ import pytest
 
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
-from toolkit_batteries.geo.adapters import geo_b
+from toolkit_batteries.geo.adapters import nominatim
 
 from ..cache.helpers import FakeClock
 from .servers import KEY, PLACES, FakeGeoA, FakeGeoB
@@ -52,8 +52,8 @@ class SleepingClock(FakeClock):
 def clock(monkeypatch: pytest.MonkeyPatch) -> SleepingClock:
     """Run geo_b's budget on a fake clock (the adapter reads its clock at open)."""
     fake = SleepingClock()
-    monkeypatch.setattr(geo_b, "_clock", fake)
-    monkeypatch.setattr(geo_b, "_sleep", fake.sleep)
+    monkeypatch.setattr(nominatim, "_clock", fake)
+    monkeypatch.setattr(nominatim, "_sleep", fake.sleep)
     return fake
 
 

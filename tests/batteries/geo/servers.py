@@ -1,16 +1,20 @@
-"""Geocoding providers on 127.0.0.1, speaking their public wire formats.
+"""Strict stand-ins of the two geocoding providers, on the shared provider-server base.
 
-* :class:`FakeGeoA`: the geocoding web API. ``GET /maps/api/geocode/json`` with
+* :class:`FakeGeoA`: the Google Geocoding API. ``GET /maps/api/geocode/json`` with
   ``address=`` or ``latlng=lat,lng`` and ``key=``; answers ``{"status", "results":
   [{"formatted_address", "geometry": {"location": {"lat", "lng"}}, "place_id", "types",
   "address_components"}]}`` with HTTP 200, ``REQUEST_DENIED`` (and an ``error_message``)
-  for a wrong key, ``ZERO_RESULTS`` for nothing found.
-* :class:`FakeGeoB`: the open geocoder. ``GET /search?q=&format=jsonv2`` answers a list of
-  jsonv2 objects (string coordinates), ``GET /reverse?lat=&lon=&format=jsonv2`` one object
-  or ``{"error": "Unable to geocode"}``; HTTP 403 with an HTML page for a missing or
-  wrong User-Agent, 400 for another ``format``.
+  for a missing or wrong key, ``ZERO_RESULTS`` for nothing found, and HTTP 400
+  ``INVALID_REQUEST`` (with an ``error_message``) for neither ``address`` nor ``latlng``,
+  an empty ``address``, a ``latlng`` that is not two in-range numbers, or another method.
+* :class:`FakeGeoB`: Nominatim. ``GET /search?q=&format=jsonv2`` answers a list of
+  jsonv2 objects (string coordinates; ``format=json`` the same with ``class`` for
+  ``category``), ``GET /reverse?lat=&lon=&format=jsonv2`` one object or ``{"error":
+  "Unable to geocode"}``; HTTP 403 with an HTML page for a missing or wrong User-Agent,
+  an XML body when ``format`` is left out (Nominatim's default), 400 with its JSON error
+  body for an unknown ``format``, an empty ``q`` or a ``lat``/``lon`` that is not a number.
 
-Both serve :data:`PLACES`, record every request (:class:`Seen`: path, query, headers and
+Both serve :data:`PLACES`, record every request (:attr:`seen`: path, query, headers and
 the time on :attr:`clock`) and can be told to answer something else (:attr:`forced`).
 """
 
@@ -18,13 +22,11 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
-import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.provider_server import Answer, ProviderServer, Received
 
 #: The contract's gazetteer: name, address, lat, lon, country code, city.
 PLACES: list[dict[str, Any]] = [
@@ -56,14 +58,8 @@ PLACES: list[dict[str, Any]] = [
 KEY = "AIzaSy-test-key-7f3a9c1e5b2d4f60"
 
 
-@dataclass(frozen=True)
-class Seen:
-    """One request as the server received it."""
-
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    at: float
+#: The request record the geo tests read (path, query, headers, ``at``).
+Seen = Received
 
 
 def _distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
@@ -88,79 +84,69 @@ def nearest(lat: float, lon: float) -> dict[str, Any] | None:
     return min(found, key=lambda pair: pair[1])[0] if found else None
 
 
-class _Server:
-    """A threaded HTTP server that records requests and answers through :meth:`answer`."""
+class _Server(ProviderServer):
+    """A geocoder stand-in: GET only, its key or User-Agent checked by :meth:`refusal`."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.seen: list[Seen] = []
+    content_types = ()
+
+    def __init__(self, key: str, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(key, clock=clock)
         #: ``(status, content_type, body bytes)`` answered instead, when set.
         self.forced: tuple[int, str, bytes] | None = None
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
 
     @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
+    def seen(self) -> list[Received]:
+        return self._records()
 
-    def url(self, host: str = "127.0.0.1") -> str:
+    def url(self, host: str = "127.0.0.1") -> str:  # type: ignore[override]
         return f"http://{host}:{self.port}"
 
     def __enter__(self) -> _Server:
-        self._thread.start()
+        self.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def authorized(self, headers: dict[str, str]) -> bool:
+        return True  # the key is a query parameter (geo_a), the agent a header (geo_b)
 
-    def answer(self, seen: Seen) -> tuple[int, str, bytes]:  # pragma: no cover - abstract
+    def malformed(self, request: Received) -> Answer | None:
+        return None  # refusals have the provider's own content types: see :meth:`refusal`
+
+    def refusal(self, seen: Received) -> tuple[int, str, bytes] | None:
+        """Return the provider's refusal of ``seen``, or ``None`` when it takes it."""
+        return None
+
+    def respond(self, seen: Received) -> tuple[int, str, bytes]:  # pragma: no cover
         raise NotImplementedError
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are two writes
-
-            def do_GET(self) -> None:
-                parts = urllib.parse.urlsplit(self.path)
-                seen = Seen(
-                    parts.path,
-                    urllib.parse.parse_qs(parts.query, keep_blank_values=True),
-                    {k.lower(): v for k, v in self.headers.items()},
-                    server.clock(),
-                )
-                with server._lock:
-                    server.seen.append(seen)
-                status, kind, body = server.forced or server.answer(seen)
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        return Handler
+    def answer(self, handler: Any, request: Received) -> None:
+        status, kind, body = self.forced or self.refusal(request) or self.respond(request)
+        handler.send_json(status, body, {"Content-Type": kind})
 
 
 def _json(status: int, data: Any) -> tuple[int, str, bytes]:
     return status, "application/json; charset=UTF-8", json.dumps(data).encode()
 
 
+def _invalid_a(message: str) -> tuple[int, str, bytes]:
+    return _json(400, {"error_message": message, "results": [], "status": "INVALID_REQUEST"})
+
+
+def _coordinates(*texts: str) -> tuple[float, float] | None:
+    """Return ``(lat, lon)`` from two numeric texts in range, or ``None``."""
+    try:
+        lat, lon = (float(text) for text in texts)
+    except ValueError:
+        return None
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):  # NaN fails both comparisons
+        return None
+    return lat, lon
+
+
 class FakeGeoA(_Server):
-    """The geocoding web API's ``/maps/api/geocode/json``."""
+    """The Google Geocoding API's ``/maps/api/geocode/json``."""
 
     def __init__(self, key: str = KEY, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.key = key
+        super().__init__(key, **kwargs)
 
     @staticmethod
     def result(place: dict[str, Any]) -> dict[str, Any]:
@@ -186,40 +172,60 @@ class FakeGeoA(_Server):
             "types": ["locality", "political"],
         }
 
-    def answer(self, seen: Seen) -> tuple[int, str, bytes]:
+    def refusal(self, seen: Received) -> tuple[int, str, bytes] | None:
+        if not seen.path.endswith("/maps/api/geocode/json"):
+            return 404, "text/html", b"<html>Not Found</html>"
+        if seen.method != "GET":
+            return _invalid_a("Only GET requests are supported.")
+        keys = seen.query.get("key")
+        if not keys or keys != [self.key]:
+            message = (
+                "You must use an API key to authenticate each request to Google Maps Platform APIs."
+                if not keys or not keys[0]
+                else "The provided API key is invalid. "
+            )
+            return _json(200, {"error_message": message, "results": [], "status": "REQUEST_DENIED"})
+        address, latlng = seen.query.get("address"), seen.query.get("latlng")
+        if address is None and latlng is None:
+            return _invalid_a(
+                "Invalid request. Missing the 'address', 'components', 'latlng' "
+                "or 'place_id' parameter."
+            )
+        if address is not None and not address[0].strip():
+            return _invalid_a("Invalid request. Invalid 'address' parameter.")
+        if latlng is not None and (
+            len(latlng[0].split(",")) != 2 or _coordinates(*latlng[0].split(",")) is None
+        ):
+            return _invalid_a("Invalid request. Invalid 'latlng' parameter.")
+        return None
+
+    def respond(self, seen: Received) -> tuple[int, str, bytes]:
         if seen.path != "/maps/api/geocode/json":
             return 404, "text/html", b"<html>Not Found</html>"
-        if seen.query.get("key") != [self.key]:
-            return _json(
-                200,
-                {
-                    "error_message": "The provided API key is invalid. ",
-                    "results": [],
-                    "status": "REQUEST_DENIED",
-                },
-            )
         if "address" in seen.query:
             places = matching(seen.query["address"][0])
-        elif "latlng" in seen.query:
-            lat, lng = (float(x) for x in seen.query["latlng"][0].split(","))
+        else:
+            lat, lng = _coordinates(*seen.query["latlng"][0].split(","))  # type: ignore[misc]
             place = nearest(lat, lng)
             places = [place] if place else []
-        else:
-            return _json(400, {"results": [], "status": "INVALID_REQUEST"})
         results = [self.result(p) for p in places]
         return _json(200, {"results": results, "status": "OK" if results else "ZERO_RESULTS"})
 
 
+def _invalid_b(message: str) -> tuple[int, str, bytes]:
+    return _json(400, {"error": {"code": 400, "message": message}})
+
+
 class FakeGeoB(_Server):
-    """The open geocoder's ``/search`` and ``/reverse`` (``format=jsonv2``)."""
+    """Nominatim's ``/search`` and ``/reverse`` (``format=jsonv2`` or ``json``)."""
 
     def __init__(self, user_agent: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__("", **kwargs)
         self.user_agent = user_agent
 
     @staticmethod
-    def item(place: dict[str, Any]) -> dict[str, Any]:
-        return {
+    def item(place: dict[str, Any], form: str = "jsonv2") -> dict[str, Any]:
+        found = {
             "place_id": 240109189,
             "licence": "Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright",
             "osm_type": "relation",
@@ -240,24 +246,36 @@ class FakeGeoB(_Server):
             },
             "boundingbox": ["52.3", "52.6", "13.0", "13.7"],
         }
+        if form == "json":  # the older shape: class for category, no place_rank
+            found["class"] = found.pop("category")
+            del found["place_rank"]
+        return found
 
-    def answer(self, seen: Seen) -> tuple[int, str, bytes]:
+    def refusal(self, seen: Received) -> tuple[int, str, bytes] | None:
         if seen.headers.get("user-agent") != self.user_agent:
             return 403, "text/html", b"<html><body>Access blocked</body></html>"
-        if seen.query.get("format") != ["jsonv2"]:
-            return _json(
-                400,
-                {
-                    "error": {
-                        "code": 400,
-                        "message": "Parameter 'format' must be one of: xml, json, jsonv2, "
-                        "geojson, geocodejson",
-                    }
-                },
+        if seen.path not in ("/search", "/reverse"):
+            return 404, "text/html", b"<html>Not Found</html>"
+        form = seen.query.get("format", ["xml"])[0]
+        if form not in ("xml", "json", "jsonv2", "geojson", "geocodejson"):
+            return _invalid_b(
+                "Parameter 'format' must be one of: xml, json, jsonv2, geojson, geocodejson"
             )
-        if seen.path == "/search":
-            return _json(200, [self.item(p) for p in matching(seen.query["q"][0])])
+        if form not in ("json", "jsonv2"):  # XML is the default when format is left out
+            return 200, "text/xml; charset=UTF-8", b"<?xml version='1.0'?><searchresults/>"
+        if seen.path == "/search" and not seen.query.get("q", [""])[0].strip():
+            return _invalid_b("Nothing to search for.")
         if seen.path == "/reverse":
-            place = nearest(float(seen.query["lat"][0]), float(seen.query["lon"][0]))
-            return _json(200, self.item(place) if place else {"error": "Unable to geocode"})
-        return 404, "text/html", b"<html>Not Found</html>"
+            for name in ("lat", "lon"):
+                if name not in seen.query:
+                    return _invalid_b(f"Need '{name}' parameter.")
+            if _coordinates(seen.query["lat"][0], seen.query["lon"][0]) is None:
+                return _invalid_b("Invalid coordinates.")
+        return None
+
+    def respond(self, seen: Received) -> tuple[int, str, bytes]:
+        form = seen.query["format"][0]
+        if seen.path == "/search":
+            return _json(200, [self.item(p, form) for p in matching(seen.query["q"][0])])
+        place = nearest(float(seen.query["lat"][0]), float(seen.query["lon"][0]))
+        return _json(200, self.item(place, form) if place else {"error": "Unable to geocode"})

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.geo.checks import battery_checks
 
 SECRET = "AIzaSy-check-key-0123456789"
 
 
 def ids(block: dict[str, Any]) -> list[str]:
-    return [m.id for m in battery_checks(Config.load({"geo": {"default": block}}, {}))]
+    return [m.id for m in service_checks("geo", Config.load({"geo": {"default": block}}, {}))]
 
 
 def test_a_good_configuration_passes(tmp_path: Path, settings: Any) -> None:
@@ -39,8 +39,8 @@ def test_geo_a_without_a_key() -> None:
     ],
 )
 def test_urls_breaking_the_outbound_rules(adapter: str, options: dict[str, Any]) -> None:
-    messages = battery_checks(
-        Config.load({"geo": {"default": {"adapter": adapter, "options": options}}}, {})
+    messages = service_checks(
+        "geo", Config.load({"geo": {"default": {"adapter": adapter, "options": options}}}, {})
     )
     assert [m.id for m in messages] == ["toolkit_geo.E003"]
     assert SECRET not in messages[0].msg and "example.com" not in messages[0].msg

@@ -10,9 +10,9 @@ from django.test import override_settings
 from django.utils import translation
 
 from toolkit_batteries import services
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.i18n import i18n_locale_paths
-from toolkit_batteries.i18n.checks import battery_checks
 
 from .conftest import embed_block
 
@@ -65,7 +65,7 @@ def test_override_picks_the_language_of_both(django_catalogs: Path) -> None:
 
 def _ids(toolkit, **settings) -> list[str]:
     with override_settings(**settings):
-        return [m.id for m in battery_checks(Config.load(toolkit, {}))]
+        return [m.id for m in service_checks("i18n", Config.load(toolkit, {}))]
 
 
 def test_checks(catalog_dir: Path, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -69,13 +70,8 @@ def cleanup(
 ) -> None:
     """Delete what a test stored: its Redis keys or its rows (through ``store`` if open)."""
     if variant == "kvserver":
-        import redis
-
-        raw = redis.Redis.from_url(request.getfixturevalue("redis_url"))
-        keys = list(raw.scan_iter(match=block["options"]["kvserver"]["prefix"] + "*"))
-        if keys:
-            raw.delete(*keys)
-        raw.close()
+        prefix = block["options"]["kvserver"]["prefix"]
+        drop_redis_prefix(request.getfixturevalue("redis_url"), prefix)
     elif variant.startswith("db") and store is not None:
         store._rows.delete()
     elif variant.startswith("db"):

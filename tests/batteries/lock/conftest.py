@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -62,11 +63,5 @@ def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
         yield Opened(request.param, lock, container, clock)
     finally:
         if request.param == "kvserver":
-            import redis
-
-            raw = redis.Redis.from_url(request.getfixturevalue("redis_url"))
-            keys = list(raw.scan_iter(match=block["options"]["prefix"] + "*"))
-            if keys:
-                raw.delete(*keys)
-            raw.close()
+            drop_redis_prefix(request.getfixturevalue("redis_url"), block["options"]["prefix"])
         container.close()

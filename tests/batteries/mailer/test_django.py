@@ -141,7 +141,7 @@ def test_the_log_adapter_redacts_bodies_and_secret_headers(
 
 
 def test_checks_report_credentials_and_encryption() -> None:
-    from toolkit_batteries.mailer.checks import battery_checks
+    from toolkit_batteries.core.checks import service_checks
 
     config = Config.load(
         {
@@ -157,7 +157,7 @@ def test_checks_report_credentials_and_encryption() -> None:
         },
         {},
     )
-    found = battery_checks(config)
+    found = service_checks("mailer", config)
     assert sorted((m.id, m.msg.split(":")[0]) for m in found) == [
         ("toolkit_mailer.E002", "mailer.a"),
         ("toolkit_mailer.E003", "mailer.c"),

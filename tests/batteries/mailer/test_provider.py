@@ -87,12 +87,12 @@ def test_a_refused_token_raises_without_showing_it(
     "backend", ["", "no.such.Backend", "toolkit_batteries.mailer.options.MailerOptions"]
 )
 def test_a_bad_backend_option_is_refused_naming_the_field(backend: str) -> None:
-    from toolkit_batteries.mailer.checks import battery_checks
+    from toolkit_batteries.core.checks import service_checks
 
     block = {"adapter": "provider", "options": {"backend_path": backend}}
     with pytest.raises(InvalidOptionsError, match='"backend_path"'):
         django_email_settings({"mailer": block})
     with pytest.raises(InvalidOptionsError, match='"backend_path"'):
         Container(Config.load({"mailer": block}, {})).mailer()
-    [found] = battery_checks(Config.load({"mailer": block}, {}))
+    [found] = service_checks("mailer", Config.load({"mailer": block}, {}))
     assert found.id == "toolkit_mailer.E004"

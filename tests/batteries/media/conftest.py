@@ -22,7 +22,6 @@ from tests.batteries.storage.conftest import (  # noqa: F401 - session fixtures 
     SECRET_KEY,
     URL_SECRET,
     fetch,
-    moto_endpoint,
     raw_client,
     storage_server,
     unique,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.media.checks import battery_checks
 
 
 def ids(block):
-    return sorted(m.id for m in battery_checks(Config.load({"media": block}, {})))
+    return sorted(m.id for m in service_checks("media", Config.load({"media": block}, {})))
 
 
 def test_clean_configurations_pass(tmp_path):
@@ -27,7 +27,7 @@ def test_objstore_bucket():
 
 def test_endpoint_rules():
     block = {"adapter": "objstore", "options": {"bucket": "pics", "endpoint": "http://s.example"}}
-    messages = battery_checks(Config.load({"media": block}, {}))
+    messages = service_checks("media", Config.load({"media": block}, {}))
     assert [m.id for m in messages] == ["toolkit_media.E003"]
     assert "s.example" not in messages[0].msg and "endpoint" in messages[0].msg
     block["options"]["allow_insecure"] = True
@@ -38,7 +38,9 @@ def test_endpoint_rules():
 
 def test_missing_binaries_warn(tmp_path):
     options = {"root": str(tmp_path), "ffmpeg": "/nonexistent/ffmpeg", "ffprobe": "no-such-probe"}
-    messages = battery_checks(Config.load({"media": {"adapter": "local", "options": options}}, {}))
+    messages = service_checks(
+        "media", Config.load({"media": {"adapter": "local", "options": options}}, {})
+    )
     assert [m.id for m in messages] == ["toolkit_media.W001", "toolkit_media.W001"]
     assert "/nonexistent" not in messages[0].msg and '"ffmpeg"' in messages[0].msg
 
@@ -48,7 +50,7 @@ def test_half_credentials_warn():
     assert ids(block) == ["toolkit_media.W002"]
     secret = "topsecret-access-key-0123456789"
     block = {"adapter": "objstore", "options": {"bucket": "pics", "secret_access_key": secret}}
-    messages = battery_checks(Config.load({"media": block}, {}))
+    messages = service_checks("media", Config.load({"media": block}, {}))
     assert [m.id for m in messages] == ["toolkit_media.W002"]
     assert secret not in messages[0].msg and secret not in str(messages[0].hint)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.notification.checks import battery_checks
 
 from .servers import ACCOUNT_SID, AUTH_TOKEN
 
 
 def ids(block):
-    found = battery_checks(Config.load({"notification": block}, {}))
+    found = service_checks("notification", Config.load({"notification": block}, {}))
     return sorted(m.id for m in found), " ".join(m.msg for m in found)
 
 

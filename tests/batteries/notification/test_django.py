@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from toolkit_batteries import services
 from toolkit_batteries.notification.adapters.log import LogNotification
-from toolkit_batteries.notification.adapters.sms import SMSNotification
+from toolkit_batteries.notification.adapters.twilio import TwilioSMS
 
 from .conftest import PHONE, sms_block
 
@@ -28,7 +28,7 @@ def test_a_named_sms_instance_sends_through_the_provider(sms_server):
     toolkit = {"notification": {"default": {"adapter": "log"}, "texts": sms_block(sms_server)}}
     with override_settings(TOOLKIT=toolkit):
         texts = services.notification("texts")
-        assert isinstance(texts, SMSNotification)
+        assert isinstance(texts, TwilioSMS)
         receipt = texts.send(PHONE, "hello")
     assert receipt.adapter == "sms"
     assert sms_server.seen[0].form()["To"] == [PHONE]

@@ -17,7 +17,7 @@ from toolkit_batteries.notification import (
     InvalidNotificationError,
     NotificationUnavailableError,
 )
-from toolkit_batteries.notification.adapters.push import PushNotification
+from toolkit_batteries.notification.adapters.fcm import FCMPush
 
 from ..cache.helpers import FakeClock
 from .conftest import DEVICE, open_block, push_block
@@ -191,7 +191,7 @@ def test_the_project_comes_from_the_option_before_the_key_file(push_server, tmp_
 
 
 def test_the_vendor_alias_opens_the_push_adapter(push_server, tmp_path):
-    assert resolve_adapter("notification", "fcm") == ("push", PushNotification)
+    assert resolve_adapter("notification", "fcm") == ("push", FCMPush)
     container, push = open_block({**push_block(push_server, tmp_path), "adapter": "fcm"})
     push.send(DEVICE, "hello")
     assert push_server.paths() == ["/token", SEND]
@@ -246,7 +246,7 @@ def test_the_connection_is_refused_when_the_address_is_private(push_server, tmp_
         instance="default",
     )
     account.token_uri = account.token_uri.replace("127.0.0.1", "localhost")
-    push = PushNotification(
+    push = FCMPush(
         account=account,
         project_id=PROJECT,
         endpoint=push_server.url.replace("127.0.0.1", "localhost"),

@@ -9,46 +9,13 @@ httpcore included); everything a person could read is gathered and scanned.
 from __future__ import annotations
 
 import logging
-import traceback
-
-import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from tests.support.leaks import assert_never_shown, failing_texts, log_texts
 from toolkit_batteries.core.config import Config
 
 from .conftest import DEVICE, PHONE, open_block, push_block, sms_block
 from .servers import AUTH_TOKEN, FakePushService, FakeSMSProvider
-
-
-def _errors_text(error: BaseException) -> list[str]:
-    return [str(error), repr(error), "".join(traceback.format_exception(error))]
-
-
-def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
-    texts = [caplog.text]
-    for record in caplog.records:
-        texts.append(record.getMessage())
-        texts.append(repr(record.args))
-        texts.append(repr(record.__dict__))
-        if record.exc_info and record.exc_info[1] is not None:
-            texts.extend(_errors_text(record.exc_info[1]))
-    return texts
-
-
-def _scan(texts: list[str], needles: list[str]) -> None:
-    joined = "\n".join(texts)
-    assert needles and all(len(n) >= 16 for n in needles)
-    for needle in needles:
-        assert needle not in joined, f"a secret leaked into: {joined[:3000]}"
-
-
-def _failing(texts: list[str], call) -> None:
-    try:
-        call()
-    except Exception as exc:
-        texts.extend(_errors_text(exc))
-    else:  # pragma: no cover - each call must fail
-        raise AssertionError("expected an error")
 
 
 def test_sms_never_shows_the_auth_token(caplog):
@@ -60,10 +27,10 @@ def test_sms_never_shows_the_auth_token(caplog):
         sms.send(PHONE, "hello")
         sms.ping()
         server.refuse.add("+14155550000")
-        _failing(texts, lambda: sms.send("+14155550000", "hello"))
+        texts += failing_texts(lambda: sms.send("+14155550000", "hello"))
         server.force = (503, {"code": 20503, "status": 503})
-        _failing(texts, lambda: sms.send(PHONE, "hello"))
-        _failing(texts, lambda: sms.ping())
+        texts += failing_texts(lambda: sms.send(PHONE, "hello"))
+        texts += failing_texts(lambda: sms.ping())
         server.force = None
         config = Config.load({"notification": block}, {})
         texts += [repr(sms), repr(sms.__dict__), repr(config)]
@@ -71,13 +38,13 @@ def test_sms_never_shows_the_auth_token(caplog):
         container.close()
         wrong = sms_block(server, auth_token="another-token-Yy3-never-shown")
         container, sms = open_block(wrong)
-        _failing(texts, lambda: sms.send(PHONE, "hello"))
+        texts += failing_texts(lambda: sms.send(PHONE, "hello"))
         container.close()
-    _failing(texts, lambda: open_block(sms_block(server, from_number="12345")))
-    texts += _log_texts(caplog)
+    texts += failing_texts(lambda: open_block(sms_block(server, from_number="12345")))
+    texts += log_texts(caplog)
     assert any(r.name.startswith("twilio") for r in caplog.records)  # the SDK's log captured
     assert any(r.name.startswith("urllib3") for r in caplog.records)
-    _scan(texts, [AUTH_TOKEN, "another-token-Yy3-never-shown"])
+    assert_never_shown(texts, [AUTH_TOKEN, "another-token-Yy3-never-shown"])
 
 
 def test_push_never_shows_the_key_the_assertion_or_a_token(caplog, tmp_path):
@@ -89,13 +56,13 @@ def test_push_never_shows_the_key_the_assertion_or_a_token(caplog, tmp_path):
         server.revoke_all()
         push.send(DEVICE, "again")  # a 401, a second exchange, a resend
         server.unregistered.add(DEVICE)
-        _failing(texts, lambda: push.send(DEVICE, "hello"))
+        texts += failing_texts(lambda: push.send(DEVICE, "hello"))
         server.force = (503, {"error": {"code": 503, "status": "UNAVAILABLE"}})
-        _failing(texts, lambda: push.send("other-device-token-123", "hello"))
+        texts += failing_texts(lambda: push.send("other-device-token-123", "hello"))
         server.force = (400, {"error": "invalid_grant"})
         push._forget(push._token)
-        _failing(texts, lambda: push.send("other-device-token-123", "hello"))
-        _failing(texts, lambda: push.ping())
+        texts += failing_texts(lambda: push.send("other-device-token-123", "hello"))
+        texts += failing_texts(lambda: push.ping())
         texts += [repr(push), repr(push.__dict__), repr(push._account)]
         container.close()
         assertions = [
@@ -103,10 +70,10 @@ def test_push_never_shows_the_key_the_assertion_or_a_token(caplog, tmp_path):
         ]
         issued = list(server.issued)
         pem_lines = [line for line in server.key_pem().splitlines() if "-----" not in line]
-    texts += _log_texts(caplog)
+    texts += log_texts(caplog)
     assert len(issued) == 2 and len(assertions) >= 3
     assert any(r.name.startswith("httpx") or r.name.startswith("httpcore") for r in caplog.records)
-    _scan(texts, [*issued, *assertions, *pem_lines[1:-1]])
+    assert_never_shown(texts, [*issued, *assertions, *pem_lines[1:-1]])
 
 
 def test_config_show_never_prints_the_auth_token(tmp_path):

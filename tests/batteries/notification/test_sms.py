@@ -15,7 +15,7 @@ from toolkit_batteries.notification import (
     InvalidNotificationError,
     NotificationUnavailableError,
 )
-from toolkit_batteries.notification.adapters.sms import SMSNotification
+from toolkit_batteries.notification.adapters.twilio import TwilioSMS
 
 from .conftest import PHONE, open_block, sms_block
 from .servers import ACCOUNT_SID, AUTH_TOKEN, FROM_NUMBER
@@ -153,9 +153,9 @@ def test_ping_fetches_the_account(sms_server):
 
 
 def test_the_vendor_alias_opens_the_sms_adapter(sms_server):
-    assert resolve_adapter("notification", "twilio") == ("sms", SMSNotification)
+    assert resolve_adapter("notification", "twilio") == ("sms", TwilioSMS)
     container, sms = open_block({**sms_block(sms_server), "adapter": "twilio"})
-    assert isinstance(sms, SMSNotification)
+    assert isinstance(sms, TwilioSMS)
     sms.send(PHONE, "hello")
     assert sms_server.paths("POST") == [MESSAGES]
     container.close()
@@ -186,7 +186,7 @@ def test_an_http_endpoint_is_refused_without_allow_insecure(sms_server):
 def test_the_connection_is_refused_when_the_address_is_private(sms_server):
     # Past the open-time check (a name that resolves to loopback would get here): the
     # guarded transport refuses at connect time and the provider receives nothing.
-    sms = SMSNotification(
+    sms = TwilioSMS(
         account_sid=ACCOUNT_SID,
         auth_token=AUTH_TOKEN,
         from_number=FROM_NUMBER,

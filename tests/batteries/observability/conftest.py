@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from toolkit_batteries.core.config import Config
+from tests.support.batteries import BatteryOpener
 from toolkit_batteries.core.container import Container
 
 from .receiver import Receiver, start_receiver
@@ -79,7 +79,7 @@ class Opened:
 
 
 @pytest.fixture(params=VARIANTS)
-def opened(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> Iterator[Opened]:
+def opened(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> Opened:
     found = None
     if request.param == "otlp":
         found = request.getfixturevalue("receiver")
@@ -87,9 +87,7 @@ def opened(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -
     else:
         options = {"service_name": "orders"}
     block = {"adapter": request.param, "options": options}
-    container = Container(Config.load({"observability": block}, {}))
-    obs = container.observability()
-    try:
-        yield Opened(request.param, obs, container, capsys, found)
-    finally:
-        container.close()
+    # Opened after the receiver, so the container is closed (and flushed) before it stops.
+    open_battery: BatteryOpener = request.getfixturevalue("open_battery")
+    obs = open_battery("observability", block)
+    return Opened(request.param, obs, open_battery.last, capsys, found)

@@ -150,5 +150,5 @@ def start_receiver() -> tuple[Receiver, ThreadingHTTPServer]:
     server.daemon_threads = True
     port = server.server_address[1]
     receiver = Receiver(url=f"127.0.0.1:{port}", port=port)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     return receiver, server

@@ -71,7 +71,7 @@ IN_PROCESS = {
 
 #: Adapters whose remote calls go through another traced class: adapter -> that class.
 TRACED_ELSEWHERE = {
-    ("media", "objstore"): "toolkit_batteries.storage.adapters.objstore.ObjStoreStorage",
+    ("media", "objstore"): "toolkit_batteries.storage.adapters.s3.S3Storage",
     ("resilience", "kvserver"): (
         "toolkit_batteries.resilience.adapters.kvserver.KVServerBreakerStore"
     ),

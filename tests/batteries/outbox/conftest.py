@@ -25,26 +25,16 @@ from typing import Any
 import pytest
 
 from tests.ports import accepting, free_port
+from tests.support.clock import EPOCH, FakeClock
+from tests.support.processes import wait_for as wait_for  # re-exported to the tests
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.outbox import Outbox
 
-VARIANTS = ("memory", "db-sqlite", "db-postgres")
+#: ``cdc`` runs on the private ``wal_level=logical`` cluster (:func:`logical_postgres`).
+VARIANTS = ("memory", "db-sqlite", "db-postgres", "cdc")
 ROOT = Path(__file__).resolve().parents[3]
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
-
-
-class FakeClock:
-    """Epoch seconds that move only when told to."""
-
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @dataclass
@@ -76,6 +66,20 @@ def clear_tables(dsn: str) -> None:
             "toolkit_queue_dead_letter",
         ):
             conn.execute(f"DELETE FROM {table}")
+
+
+def drop_cdc(dsn: str, slot: str, publication: str) -> None:
+    """Drop a cdc outbox's replication slot and publication, then empty its tables."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+            "WHERE slot_name = %s",
+            (slot,),
+        )
+        conn.execute(f'DROP PUBLICATION IF EXISTS "{publication}"')
+    clear_tables(dsn)
 
 
 def seed(dsn: str, count: int, topic: str = "seeded", start: float | None = None) -> None:
@@ -117,12 +121,24 @@ def make_outbox(request, tmp_path) -> Iterator[Callable[..., Opened]]:
             clear_tables(dsn)
             cleanups.append(lambda: clear_tables(dsn))
             block = {"adapter": "db", "options": {"dsn": dsn, **options}}
+        elif variant == "cdc":
+            dsn = request.getfixturevalue("logical_postgres")
+            name = f"t_{uuid.uuid4().hex[:10]}"
+            clear_tables(dsn)
+            cleanups.append(lambda: drop_cdc(dsn, f"{name}_slot", f"{name}_pub"))
+            block = {
+                "adapter": "cdc",
+                "options": {"dsn": dsn, "slot": f"{name}_slot", "publication": f"{name}_pub"},
+            }
+            block["options"].update(options)
         else:  # pragma: no cover - a typo in a test
             raise ValueError(variant)
         container = Container(Config.load({"outbox": block}, {}))
         containers.append(container)
         outbox = container.outbox()
-        clock = FakeClock()
+        if variant == "cdc":  # as in a deployment: the relay's slot exists before publishing
+            outbox.ensure_capture()
+        clock = FakeClock(EPOCH)
         outbox.clock = clock
         return Opened(variant, outbox, container, clock)
 
@@ -171,18 +187,6 @@ def start_relay(env: dict[str, str], log: Path, *args: str) -> subprocess.Popen[
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Poll ``predicate`` until it returns something truthy; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.005)
 
 
 # ---------------------------------------------------------------------- logical PostgreSQL

@@ -13,12 +13,13 @@ import psycopg
 import pytest
 from django.db import transaction
 
+from tests.support.clock import EPOCH, FakeClock
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 from toolkit_batteries.outbox import Record, decode
 
-from .conftest import FakeClock, clear_tables
+from .conftest import clear_tables
 
 
 @pytest.fixture
@@ -122,7 +123,7 @@ def test_a_crash_before_the_slot_advances_redelivers_nothing_twice(cdc):
 
 
 def test_failed_publishes_are_retried_by_the_sweep(cdc):
-    clock = FakeClock()
+    clock = FakeClock(EPOCH)
     cdc.clock = clock
     cdc.relay(lambda r: None).run_once()
     cdc.publish("t", b"flaky")

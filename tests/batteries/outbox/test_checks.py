@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.outbox.checks import battery_checks
 
 
 def ids(block: dict) -> list[str]:
-    return [message.id for message in battery_checks(Config.load({"outbox": block}, {}))]
+    return [message.id for message in service_checks("outbox", Config.load({"outbox": block}, {}))]
 
 
 def test_a_valid_configuration_has_no_findings():
@@ -27,7 +27,7 @@ def test_each_problem_has_its_id():
 
 def test_messages_name_the_field_never_the_value():
     block = {"adapter": "db", "options": {"dsn": "mysql://user:hunter2@x/y", "table": "t9"}}
-    found = battery_checks(Config.load({"outbox": block}, {}))
+    found = service_checks("outbox", Config.load({"outbox": block}, {}))
     text = " ".join(str(message.msg) for message in found)
     assert "hunter2" not in text and "t9" not in text
     assert '"table"' in text or "table" in text

@@ -28,7 +28,7 @@ from toolkit_batteries.core.container import Container
 from .servers import Provider, ProviderA, ProviderB
 
 #: Adapters on SQLite, plus one on the real PostgreSQL server (row locks are real there).
-VARIANTS = ("stub", "payment_a", "payment_b", "payment_a-postgres")
+VARIANTS = ("stub", "payment_a", "payment_b", "payment_a-postgres", "payment_b-postgres")
 KEYS = {
     "payment_a": "sk_test_51LocalKeyA9f3c2e7d1b0a",
     "payment_b": "pdl_sdbx_apikey_01local9c8b7a6f5e",

@@ -8,11 +8,11 @@ import socket
 
 import pytest
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.payment import IllegalTransitionError, PaymentState
-from toolkit_batteries.payment.checks import battery_checks
 from toolkit_batteries.payment.states import FINAL_STATES, TRANSITIONS, check_transition
 
 from .conftest import ALL_SECRETS, KEYS, WEBHOOK_SECRETS, options_for
@@ -156,7 +156,7 @@ def test_transition_table():
 
 
 def _ids(block):
-    return sorted(m.id for m in battery_checks(Config.load({"payment": block}, {})))
+    return sorted(m.id for m in service_checks("payment", Config.load({"payment": block}, {})))
 
 
 def test_checks():
@@ -175,7 +175,8 @@ def test_checks():
     ) == ["toolkit_payment.E003", "toolkit_payment.W002"]
     good = {"adapter": "stripe", "options": {"secret_key": "k", "webhook_secret": "w"}}
     assert _ids(good) == []
-    messages = battery_checks(
+    messages = service_checks(
+        "payment",
         Config.load(
             {
                 "payment": {
@@ -187,7 +188,7 @@ def test_checks():
                 }
             },
             {},
-        )
+        ),
     )
     assert all("pdl_live_secret_value" not in m.msg for m in messages)
 

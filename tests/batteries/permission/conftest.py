@@ -7,14 +7,12 @@ so the contract class can demand the same decision from both adapters.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.container import Container
+from tests.support.batteries import BatteryOpener
 
 HERE = Path(__file__).parent
 MODEL = str(HERE / "model.conf")
@@ -41,7 +39,11 @@ RULES: list[dict[str, Any]] = [
     {"Role": "suspended", "Action": "*", "Effect": "deny"},
 ]
 
-ADAPTERS = ("rbac", "policyfile")
+#: The adapters that enforce a policy (the shared policy is written for each).
+POLICY_ADAPTERS = ("rbac", "policyfile")
+#: Every adapter: ``noop`` keeps the authorizer contract and allows everything
+#: (test_contract.TestEveryAuthorizer).
+ADAPTERS = ("noop", *POLICY_ADAPTERS)
 
 
 def permission_block(adapter: str, **options: Any) -> dict[str, Any]:
@@ -63,27 +65,16 @@ def toolkit_settings(adapter: str, **options: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def containers() -> Iterator[list[Container]]:
-    """Collect containers opened by a test and close them afterwards."""
-    opened: list[Container] = []
-    yield opened
-    for container in opened:
-        container.close()
-
-
-@pytest.fixture
-def open_permission(containers):
+def open_permission(open_battery: BatteryOpener):
     """Open ``permission`` through a Container: ``open_permission(block, environ)``."""
 
     def opener(block: dict[str, Any], environ: dict[str, str] | None = None) -> Any:
-        container = Container(Config.load({"permission": block}, environ or {}))
-        containers.append(container)
-        return container.permission()
+        return open_battery("permission", block, environ=environ)
 
     return opener
 
 
-@pytest.fixture(params=ADAPTERS)
+@pytest.fixture(params=POLICY_ADAPTERS)
 def adapter(request) -> str:
     """Each adapter the shared policy can be written for."""
     return request.param

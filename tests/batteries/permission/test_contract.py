@@ -1,7 +1,11 @@
-"""The contract every permission adapter that enforces a policy keeps.
+"""The contract every permission adapter keeps.
 
-The same policy (``conftest.RULES`` for ``rbac``; ``model.conf`` + ``policy.csv`` for
-``policyfile``) must give the same decision on every check below.
+:class:`TestEveryAuthorizer` runs on every adapter of the battery (``noop`` included): the
+authorizer interface, argument checks, subjects from auth claims, the ``roles`` map, and
+the decision table, which is all-allow on ``noop`` and the shared policy's elsewhere.
+:class:`TestPermissionContract` runs on the adapters that enforce a policy: the same policy
+(``conftest.RULES`` for ``rbac``; ``model.conf`` + ``policy.csv`` for ``policyfile``) must
+give the same decision on every check below.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from toolkit_batteries.auth import Claims, TokenUser
 from toolkit_batteries.core.errors import ToolkitError
 from toolkit_batteries.permission import Authorizer, PermissionDeniedError, Subject
 
-from .conftest import permission_block
+from .conftest import ADAPTERS, permission_block
 
 ALICE = "u-alice"
 BOB = "u-bob"
@@ -171,3 +175,66 @@ class TestPermissionContract:
             )
         assert tables[0] == tables[1]
         assert any(tables[0]) and not all(tables[0])
+
+
+SUBJECTS = [
+    Subject(ALICE, roles)
+    for roles in ((), ("member",), ("editor",), ("admin", "suspended"), ("ghost",))
+]
+ACTIONS = ("post.read", "post.edit", "post.publish", "post.delete", "x")
+RESOURCES = (None, post(ALICE), post(BOB))
+
+
+@pytest.fixture(params=ADAPTERS)
+def every(request, open_permission):
+    """``(adapter, authorizer)`` on every adapter of the battery's table."""
+    return request.param, open_permission(permission_block(request.param))
+
+
+class TestEveryAuthorizer:
+    def test_is_an_authorizer_named_after_its_adapter(self, every):
+        adapter, authorizer = every
+        assert isinstance(authorizer, Authorizer)
+        assert authorizer.adapter_name == adapter
+        assert "permission.default" in repr(authorizer)
+
+    def test_bad_arguments_are_refused(self, every):
+        _, authorizer = every
+        with pytest.raises(ValueError, match="action"):
+            authorizer.check(Subject(ALICE, ("admin",)), "")
+        with pytest.raises(ValueError, match="subject"):
+            authorizer.check(Subject("", ("admin",)), "post.read")
+        with pytest.raises(TypeError):
+            authorizer.check(object(), "post.read")
+
+    def test_the_decision_table(self, every, open_permission):
+        """``noop`` allows every check; a policy adapter decides as the shared policy says."""
+        adapter, authorizer = every
+        table = [authorizer.check(s, a, r) for s in SUBJECTS for a in ACTIONS for r in RESOURCES]
+        if adapter == "noop":
+            assert all(table)
+            assert all(authorizer.holds(s, a) for s in SUBJECTS for a in ACTIONS)
+        else:
+            reference = open_permission(permission_block("rbac"))
+            expected = [
+                reference.check(s, a, r) for s in SUBJECTS for a in ACTIONS for r in RESOURCES
+            ]
+            assert table == expected and any(table) and not all(table)
+
+    def test_require_agrees_with_check(self, every):
+        _, authorizer = every
+        for subject in SUBJECTS:
+            for action in ACTIONS:
+                if authorizer.check(subject, action):
+                    authorizer.require(subject, action)
+                else:
+                    with pytest.raises(PermissionDeniedError):
+                        authorizer.require(subject, action)
+
+    def test_subject_from_auth_claims_and_token_user(self, every):
+        adapter, authorizer = every
+        claims = Claims(
+            subject=ALICE, roles=("editor",), expires_at=datetime.now(UTC) + timedelta(minutes=5)
+        )
+        assert authorizer.check(claims, "post.edit", post(ALICE)) is True
+        assert authorizer.check(TokenUser(claims), "post.edit", post(BOB)) is (adapter == "noop")

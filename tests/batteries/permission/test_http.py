@@ -17,7 +17,7 @@ from django.test import Client, override_settings
 
 from toolkit_batteries import services
 
-from .conftest import ADAPTERS, SECRET, toolkit_settings
+from .conftest import POLICY_ADAPTERS, SECRET, toolkit_settings
 
 pytestmark = pytest.mark.urls("tests.batteries.permission.urls")
 
@@ -27,7 +27,7 @@ HIDDEN = {"error": {"code": "not_found", "message": "Not found."}}
 UNAUTHENTICATED = {"error": {"code": "unauthenticated", "message": "authentication required"}}
 
 
-@pytest.fixture(params=ADAPTERS)
+@pytest.fixture(params=POLICY_ADAPTERS)
 def adapter(request):
     with override_settings(TOOLKIT=toolkit_settings(request.param), REST_FRAMEWORK=REST_FRAMEWORK):
         yield request.param

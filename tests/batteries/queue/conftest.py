@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,27 +21,18 @@ from typing import Any
 
 import pytest
 
-from tests.ports import free_port
+from tests.batteries.queue.sqs_server import sqs_block
+from tests.batteries.queue.sqs_server import sqs_server as sqs_server  # the sqs fixture
+from tests.support.clock import EPOCH, FakeClock
+from tests.support.processes import wait_for as wait_for  # re-exported to the tests
+from tests.support.redis_server import PrivateRedis
+from tests.support.redis_server import drop_redis_prefix as drop_redis_prefix  # re-exported
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.queue import Queue
 
-VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
+VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres", "sqs")
 ROOT = Path(__file__).resolve().parents[3]
-REDIS_SERVER = "/usr/bin/redis-server"
-
-
-class FakeClock:
-    """Epoch seconds that move only when told to."""
-
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @dataclass
@@ -60,19 +49,6 @@ class Opened:
 def unique(prefix: str = "tq") -> str:
     """Return a name no other test (or helper running in parallel) uses."""
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
-
-
-def drop_redis_prefix(url: str, prefix: str) -> None:
-    """Delete every key under ``prefix`` (and only those)."""
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 def clear_queue_tables(dsn: str) -> None:
@@ -114,14 +90,19 @@ def make_queue(request, tmp_path) -> Iterator[Callable[..., Opened]]:
             clear_queue_tables(dsn)
             block = {"adapter": "db", "options": {"dsn": dsn, **options}}
             cleanups.append(lambda: clear_queue_tables(dsn))
+        elif variant == "sqs":  # moto's SQS server; queues named by a unique prefix
+            server = request.getfixturevalue("sqs_server")
+            block = sqs_block(server, f"t{uuid.uuid4().hex[:12]}-", **options)
         else:  # pragma: no cover - a typo in a test
             raise ValueError(variant)
         settings = {"queue": block}
         container = Container(Config.load(settings, {}))
         containers.append(container)
         queue = container.queue()
-        clock = FakeClock()
+        clock = FakeClock(EPOCH)
         queue.clock = clock
+        if variant == "sqs":  # the SQS server decides visibility: on the same clock
+            request.getfixturevalue("sqs_server").follow(clock)
         return Opened(variant, queue, container, clock, settings)
 
     yield make
@@ -138,48 +119,6 @@ def opened(request, make_queue) -> Opened:
 
 
 # ---------------------------------------------------------------------- processes
-
-
-class PrivateRedis:
-    """A redis-server of this test's own, on a free port, that the test may kill."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                REDIS_SERVER,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), 0.2):
-                    return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("the private redis-server did not start")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
 
 
 @pytest.fixture
@@ -221,15 +160,3 @@ def start_worker(env: dict[str, str], log: Path, *args: str) -> subprocess.Popen
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Poll ``predicate`` until it returns something truthy; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.02)

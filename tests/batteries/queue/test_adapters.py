@@ -16,6 +16,7 @@ import pytest
 from django.test import override_settings
 
 from tests.ports import free_port
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
@@ -24,7 +25,6 @@ from toolkit_batteries.queue import QueueFullError
 from toolkit_batteries.queue.adapters.db import DEFAULT_TABLE, DBQueue
 from toolkit_batteries.queue.adapters.kvserver import KVServerQueue
 from toolkit_batteries.queue.adapters.memory import MemoryQueue
-from toolkit_batteries.queue.checks import battery_checks
 from toolkit_batteries.queue.models import DeadLetter, Message
 
 from .conftest import ROOT, clear_queue_tables, drop_redis_prefix, wait_for
@@ -357,7 +357,7 @@ def test_db_postgres_unreachable_names_no_secret():
 
 
 def checks_for(settings: dict) -> list[str]:
-    return [message.id for message in battery_checks(Config.load(settings, {}))]
+    return [message.id for message in service_checks("queue", Config.load(settings, {}))]
 
 
 def test_checks_pass_on_defaults_and_valid_settings():
@@ -368,7 +368,7 @@ def test_checks_pass_on_defaults_and_valid_settings():
 
 def test_check_reports_bad_table_and_dsn():
     settings = {"queue": {"adapter": "db", "options": {"table": "no-good", "dsn": "mysql://x/y"}}}
-    messages = battery_checks(Config.load(settings, {}))
+    messages = service_checks("queue", Config.load(settings, {}))
     assert [m.id for m in messages] == ["toolkit_queue.E002", "toolkit_queue.E003"]
     assert all("no-good" not in m.msg and "mysql://x/y" not in m.msg for m in messages)
 
@@ -377,7 +377,7 @@ def test_check_reports_bad_jobs_settings():
     with override_settings(TOOLKIT_JOBS={"dispatcher": "rabbit"}):
         assert checks_for({}) == ["toolkit_queue.E004"]
     with override_settings(TOOLKIT_JOBS={"dispacher": "queue"}):
-        (message,) = battery_checks(Config.load({}, {}))
+        (message,) = service_checks("queue", Config.load({}, {}))
         assert 'did you mean "dispatcher"' in message.msg
     with override_settings(TOOLKIT_JOBS={"dispatcher": "celery"}):
         assert checks_for({}) == ["toolkit_queue.E004"]  # no broker_url

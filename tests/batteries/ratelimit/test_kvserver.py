@@ -10,6 +10,7 @@ import time
 import pytest
 import redis
 
+from tests.support.redis_server import drop_redis_prefix as delete_prefixed
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.ratelimit.adapters.kvserver import (
     SCRIPT_SHA,
@@ -18,7 +19,7 @@ from toolkit_batteries.ratelimit.adapters.kvserver import (
 )
 from toolkit_batteries.ratelimit.base import Limits
 
-from .conftest import delete_prefixed, unique_prefix
+from .conftest import unique_prefix
 
 pytestmark = pytest.mark.redis
 

@@ -15,6 +15,9 @@ from collections.abc import Callable, Iterator
 import pytest
 import redis
 
+from tests.support.clock import FakeClock
+from tests.support.logs import route_to_caplog
+from tests.support.redis_server import drop_redis_prefix as delete_prefixed
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.resilience import Policy
 from toolkit_batteries.resilience.adapters.kvserver import KVServerPolicy
@@ -25,46 +28,14 @@ ADAPTERS = ("memory", "kvserver")
 SEED = 1234
 
 
-class FakeClock:
-    """A clock moved by hand and by ``sleep``, which records what it was asked to wait."""
-
-    def __init__(self, start: float = 10_000.0) -> None:
-        self.now = start
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
 def options_for(**options: object):
     """Return ``ResilienceOptions`` decoded by the real loader."""
     return Config.load({"resilience": {"options": options}}, {}).service("resilience").options
 
 
-def delete_prefixed(client: redis.Redis, prefix: str) -> None:
-    """Delete this test's keys, and only those."""
-    keys = list(client.scan_iter(match=f"{prefix}*", count=500))
-    if keys:
-        client.delete(*keys)
-
-
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def redis_client(redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
+    return FakeClock(10_000.0)
 
 
 @pytest.fixture
@@ -105,16 +76,5 @@ def make_policy(request, clock: FakeClock) -> Iterator[MakePolicy]:
 
 @pytest.fixture(autouse=True)
 def _toolkit_logs_reach_caplog(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let toolkit records reach pytest's handler even if a LOGGING config re-routed them.
-
-    Other tests may leave logging reconfigured (an in-process Celery worker sets the root
-    level to ERROR; a project's LOGGING may stop ``toolkit`` propagating); these tests
-    read warnings through caplog.
-    """
-    import logging
-
-    for name in ("toolkit", "toolkit.resilience"):
-        logger = logging.getLogger(name)
-        monkeypatch.setattr(logger, "propagate", True)
-        monkeypatch.setattr(logger, "disabled", False)
-        monkeypatch.setattr(logger, "level", logging.DEBUG)
+    """Route toolkit records to caplog: these tests read warnings there."""
+    route_to_caplog(monkeypatch, "toolkit", "toolkit.resilience")

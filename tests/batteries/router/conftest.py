@@ -7,26 +7,20 @@ a WSGI call, or an ASGI scope with ``receive``/``send``.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 
 from tests.asgi import asgi_request
-from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.container import Container
+from tests.support.batteries import BatteryOpener
 
 VARIANTS = ("stdhttp", "router_a")
 
 
 @pytest.fixture(params=VARIANTS)
-def opened(request: pytest.FixtureRequest) -> Iterator[Any]:
-    container = Container(Config.load({"router": {"adapter": request.param}}, {}))
-    try:
-        yield container.router()
-    finally:
-        container.close()
+def opened(request: pytest.FixtureRequest, open_battery: BatteryOpener) -> Any:
+    return open_battery("router", {"adapter": request.param})
 
 
 def serve(router: Any, path: str) -> tuple[int, bytes]:

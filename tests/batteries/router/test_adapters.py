@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, MissingExtraError
 from toolkit_batteries.router import serves_asgi
 from toolkit_batteries.router.adapters import router_a
-from toolkit_batteries.router.checks import battery_checks
 
 
 def open_router(block: dict):
@@ -53,12 +53,12 @@ def test_router_a_without_the_workers_names_the_extra(monkeypatch: pytest.Monkey
     with pytest.raises(MissingExtraError) as caught:
         open_router({"adapter": "router_a"})
     assert 'pip install "django-toolkit[asgi]"' in str(caught.value)
-    found = battery_checks(Config.load({"router": {"adapter": "router_a"}}, {}))
+    found = service_checks("router", Config.load({"router": {"adapter": "router_a"}}, {}))
     assert [m.id for m in found] == ["toolkit_router.E003"]
 
 
 def test_checks() -> None:
-    assert battery_checks(Config.load({"router": {"adapter": "router_a"}}, {})) == []
-    found = battery_checks(Config.load({"router": {"options": {"app_name": "x:y"}}}, {}))
+    assert service_checks("router", Config.load({"router": {"adapter": "router_a"}}, {})) == []
+    found = service_checks("router", Config.load({"router": {"options": {"app_name": "x:y"}}}, {}))
     assert [m.id for m in found] == ["toolkit_router.E002"]
     assert "x:y" not in found[0].msg

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 import redis
 
+from tests.support.clock import FakeClock
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ConfigurationError
@@ -34,19 +35,6 @@ from toolkit_batteries.scheduler.runner import run_once
 from ..cache.helpers import unique
 
 T0 = datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC)  # a Monday, 30 s into 10:00 UTC
-
-
-class Clock:
-    """An aware UTC time that moves only when told to."""
-
-    def __init__(self, start: datetime = T0) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 class Recorder:
@@ -96,7 +84,7 @@ def kv_container(redis_url: str, prefix: str) -> Iterator[Container]:
 
 def processes(lock_a: Any, lock_b: Any, *schedules: Schedule) -> tuple[Any, ...]:
     """Return two schedulers (one per "process") on one clock and one recorder."""
-    clock, recorder = Clock(), Recorder()
+    clock, recorder = FakeClock(T0), Recorder()
     pair = []
     for lock in (lock_a, lock_b):
         scheduler = EmbeddedScheduler(dispatcher=recorder, clock=clock, lock=lock)
@@ -192,7 +180,7 @@ def test_a_process_paused_past_the_claim_ttl_does_not_fire_the_slot_again(
     # day); process b pauses at 09:59 and wakes long after a fired 10:00 and the claim
     # expired on the server.
     lock = kv_container.lock()
-    clock, recorder = Clock(datetime(2025, 1, 6, 9, 59, tzinfo=UTC)), Recorder()
+    clock, recorder = FakeClock(datetime(2025, 1, 6, 9, 59, tzinfo=UTC)), Recorder()
     a, b = (
         EmbeddedScheduler(dispatcher=recorder, clock=clock, lock=lock, claim_ttl=2.0)
         for _ in range(2)
@@ -215,7 +203,7 @@ def test_a_short_pause_still_catches_up_and_finds_the_claim(
     # The default claim lives a day: a process paused for hours catches up its missed
     # slot when nobody fired it, and finds the claim when somebody did.
     lock = kv_container.lock()
-    clock, recorder = Clock(datetime(2025, 1, 6, 9, 59, tzinfo=UTC)), Recorder()
+    clock, recorder = FakeClock(datetime(2025, 1, 6, 9, 59, tzinfo=UTC)), Recorder()
     a, b = (EmbeddedScheduler(dispatcher=recorder, clock=clock, lock=lock) for _ in range(2))
     assert a.claim_ttl == DEFAULT_CLAIM_TTL == 86_400
     a.add(Schedule("hourly", "0 * * * *", ping))
@@ -286,7 +274,7 @@ def test_the_environment_selects_a_shared_kvserver_lock(
         "LOCK__DEFAULT__URL": redis_url,
         "LOCK__DEFAULT__PREFIX": prefix,
     }
-    clock, recorder = Clock(), Recorder()
+    clock, recorder = FakeClock(T0), Recorder()
     # Two containers: two processes reading the same environment.
     with Container(Config.load({}, environ)) as one, Container(Config.load({}, environ)) as two:
         pair = [one.scheduler(), two.scheduler()]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
+from tests.support.clock import FakeClock
 from toolkit_batteries import services
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -27,30 +28,6 @@ from toolkit_batteries.scheduler import Fired, InvalidScheduleError, Schedule
 from toolkit_batteries.scheduler.adapters.embedded import EmbeddedScheduler, floor_minute
 
 T0 = datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC)  # a Monday, 30 s into 10:00 UTC
-
-
-class Clock:
-    """An aware UTC time that moves only when told to (thread-safe for the loop test)."""
-
-    def __init__(self, start: datetime = T0, step: timedelta | None = None) -> None:
-        self.now = start
-        self.step = step
-        self._lock = threading.Lock()
-
-    def __call__(self) -> datetime:
-        with self._lock:
-            current = self.now
-            if self.step is not None:
-                self.now += self.step
-            return current
-
-    def set(self, **parts: int) -> datetime:
-        self.now = self.now.replace(**parts)
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
-        return self.now
 
 
 class Recorder:
@@ -79,8 +56,8 @@ def ping(jobs: JobRegistry) -> Any:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(T0)
 
 
 @pytest.fixture
@@ -89,7 +66,7 @@ def recorder() -> Recorder:
 
 
 @pytest.fixture
-def make(clock: Clock, recorder: Recorder) -> Any:
+def make(clock: FakeClock, recorder: Recorder) -> Any:
     def build(*schedules: Schedule, **kwargs: Any) -> EmbeddedScheduler:
         kwargs.setdefault("dispatcher", recorder)
         kwargs.setdefault("clock", clock)
@@ -172,7 +149,7 @@ def test_next_run_is_strictly_after_and_in_the_entry_time_zone(make: Any, ping: 
 
 
 def test_a_fresh_scheduler_fires_only_what_matches_the_current_minute(
-    make: Any, ping: Any, clock: Clock, recorder: Recorder
+    make: Any, ping: Any, clock: FakeClock, recorder: Recorder
 ) -> None:
     scheduler = make(
         Schedule("top", "0 * * * *", ping, args=("top",)),
@@ -188,7 +165,7 @@ def test_a_fresh_scheduler_fires_only_what_matches_the_current_minute(
     assert recorder.calls == [("sched.ping", ("top",), {}), ("sched.ping", (), {"k": 1})]
 
 
-def test_each_entry_fires_at_most_once_per_slot(make: Any, ping: Any, clock: Clock) -> None:
+def test_each_entry_fires_at_most_once_per_slot(make: Any, ping: Any, clock: FakeClock) -> None:
     scheduler = make(Schedule("every", "* * * * *", ping))
     assert names(scheduler.run_pending()) == ["every"]
     clock.advance(seconds=20)  # 10:00:50, same slot
@@ -216,7 +193,7 @@ def test_concurrent_run_pending_calls_fire_a_slot_once(
     assert len(recorder.calls) == 20
 
 
-def test_missed_slots_fire_once_for_the_latest(make: Any, ping: Any, clock: Clock) -> None:
+def test_missed_slots_fire_once_for_the_latest(make: Any, ping: Any, clock: FakeClock) -> None:
     scheduler = make(Schedule("hourly", "0 * * * *", ping), Schedule("noon", "0 12 * * *", ping))
     assert names(scheduler.run_pending()) == ["hourly"]  # 10:00
     clock.set(hour=15, minute=42)  # the process slept through 11:00 ... 15:00
@@ -226,7 +203,7 @@ def test_missed_slots_fire_once_for_the_latest(make: Any, ping: Any, clock: Cloc
     assert scheduler.run_pending() == []  # caught up: nothing queued behind
 
 
-def test_missed_slots_are_dropped_with_skip(make: Any, ping: Any, clock: Clock) -> None:
+def test_missed_slots_are_dropped_with_skip(make: Any, ping: Any, clock: FakeClock) -> None:
     scheduler = make(Schedule("hourly", "0 * * * *", ping), missed="skip")
     assert names(scheduler.run_pending()) == ["hourly"]
     clock.set(hour=15, minute=42)
@@ -235,7 +212,7 @@ def test_missed_slots_are_dropped_with_skip(make: Any, ping: Any, clock: Clock) 
     assert names(scheduler.run_pending()) == ["hourly"]
 
 
-def test_a_clock_set_back_fires_nothing_twice(make: Any, ping: Any, clock: Clock) -> None:
+def test_a_clock_set_back_fires_nothing_twice(make: Any, ping: Any, clock: FakeClock) -> None:
     scheduler = make(Schedule("every", "* * * * *", ping))
     clock.set(minute=5)
     assert names(scheduler.run_pending()) == ["every"]
@@ -256,7 +233,7 @@ def test_naive_datetimes_are_refused(make: Any) -> None:
 # --------------------------------------------------------------------------- time zones
 
 
-def test_cron_is_read_in_the_scheduler_time_zone(make: Any, ping: Any, clock: Clock) -> None:
+def test_cron_is_read_in_the_scheduler_time_zone(make: Any, ping: Any, clock: FakeClock) -> None:
     scheduler = make(Schedule("nine", "0 9 * * *", ping), timezone="Europe/Paris")
     clock.now = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # 10:00 in Paris (winter)
     assert scheduler.due() == []
@@ -267,7 +244,9 @@ def test_cron_is_read_in_the_scheduler_time_zone(make: Any, ping: Any, clock: Cl
     assert names(scheduler.run_pending()) == ["nine"]
 
 
-def test_an_entry_time_zone_overrides_the_scheduler_one(make: Any, ping: Any, clock: Clock) -> None:
+def test_an_entry_time_zone_overrides_the_scheduler_one(
+    make: Any, ping: Any, clock: FakeClock
+) -> None:
     scheduler = make(
         Schedule("utc", "0 9 * * *", ping),
         Schedule("tokyo", "0 18 * * *", ping, tz="Asia/Tokyo"),
@@ -324,7 +303,7 @@ def memory_services() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("memory_services")
-def test_by_default_jobs_go_through_the_process_dispatcher_onto_the_queue(clock: Clock) -> None:
+def test_by_default_jobs_go_through_the_process_dispatcher_onto_the_queue(clock: FakeClock) -> None:
     scheduler = EmbeddedScheduler(clock=clock)  # no dispatcher injected
     scheduler.add(
         Schedule(
@@ -349,7 +328,7 @@ def test_by_default_jobs_go_through_the_process_dispatcher_onto_the_queue(clock:
 
 def test_the_loop_fires_at_each_minute_boundary_and_stops(make: Any, ping: Any) -> None:
     # Each look at the clock moves it 20 s: the loop sees every minute three times.
-    clock = Clock(start=datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC), step=timedelta(seconds=20))
+    clock = FakeClock(datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC), step=timedelta(seconds=20))
     seen: list[Fired] = []
     scheduler = make(
         Schedule("every", "* * * * *", ping),
@@ -374,7 +353,7 @@ def test_the_loop_fires_at_each_minute_boundary_and_stops(make: Any, ping: Any) 
 
 
 def test_an_entry_added_while_running_waits_for_the_next_slot(make: Any, ping: Any) -> None:
-    clock = Clock()
+    clock = FakeClock(T0)
     scheduler = make(clock=clock, tick=0.002)
     scheduler.start()
     try:

@@ -13,13 +13,14 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
+from tests.support.clock import FakeClock
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ServiceUnavailableError
@@ -36,19 +37,6 @@ from toolkit_batteries.scheduler.runner import run_once
 
 T0 = datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC)  # a Monday, 30 s into 10:00 UTC
 SECRET = "pw-sched-Qx7-never-shown"
-
-
-class Clock:
-    """An aware UTC time that moves only when told to."""
-
-    def __init__(self, start: datetime = T0) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 class Recorder:
@@ -90,8 +78,8 @@ def ping() -> Any:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(T0)
 
 
 @pytest.fixture
@@ -100,7 +88,7 @@ def recorder() -> Recorder:
 
 
 @pytest.fixture
-def processes(clock: Clock, recorder: Recorder) -> Iterator[Callable[..., SQLServerScheduler]]:
+def processes(clock: FakeClock, recorder: Recorder) -> Iterator[Callable[..., SQLServerScheduler]]:
     """Open a scheduler in a container of its own ("a process"); close them all at the end."""
     with ExitStack() as stack:
 
@@ -142,7 +130,7 @@ def rows(dsn: str) -> list[tuple[str, str]]:
 def test_two_processes_dispatch_each_slot_once(
     dsn: str,
     processes: Callable[..., SQLServerScheduler],
-    clock: Clock,
+    clock: FakeClock,
     recorder: Recorder,
     ping: Any,
 ) -> None:
@@ -201,7 +189,7 @@ def test_concurrent_claims_of_one_slot_dispatch_once(
 def test_claims_survive_a_reopen(
     dsn: str,
     processes: Callable[..., SQLServerScheduler],
-    clock: Clock,
+    clock: FakeClock,
     recorder: Recorder,
     ping: Any,
 ) -> None:
@@ -250,7 +238,7 @@ def test_run_once_reports_slots_claimed_elsewhere(
 
 
 def test_old_claims_are_pruned_by_the_first_claim_and_then_hourly(
-    dsn: str, processes: Callable[..., SQLServerScheduler], clock: Clock, ping: Any
+    dsn: str, processes: Callable[..., SQLServerScheduler], clock: FakeClock, ping: Any
 ) -> None:
     every = Schedule("every", "* * * * *", ping)
     a = processes(dsn, every)
@@ -286,7 +274,7 @@ def test_old_claims_are_pruned_by_the_first_claim_and_then_hourly(
 
 
 def test_prune_deletes_only_rows_older_than_keep(
-    dsn: str, processes: Callable[..., SQLServerScheduler], clock: Clock, ping: Any
+    dsn: str, processes: Callable[..., SQLServerScheduler], clock: FakeClock, ping: Any
 ) -> None:
     a = processes(dsn, Schedule("every", "* * * * *", ping))
     for _ in range(5):  # 10:00 .. 10:04
@@ -304,7 +292,7 @@ def test_prune_deletes_only_rows_older_than_keep(
 
 
 def test_a_process_paused_past_keep_does_not_fire_the_pruned_slot_again(
-    dsn: str, processes: Callable[..., SQLServerScheduler], clock: Clock, ping: Any
+    dsn: str, processes: Callable[..., SQLServerScheduler], clock: FakeClock, ping: Any
 ) -> None:
     # The rule the embedded adapter follows with claim_ttl, with keep as the lifetime:
     # b pauses before Monday 10:00, a fires it, b wakes 26 hours later. b's first claim
@@ -330,7 +318,7 @@ def test_a_process_paused_past_keep_does_not_fire_the_pruned_slot_again(
 
 
 def test_an_empty_dsn_borrows_the_db_service(
-    sqlite_dsn: str, clock: Clock, recorder: Recorder, ping: Any
+    sqlite_dsn: str, clock: FakeClock, recorder: Recorder, ping: Any
 ) -> None:
     path = sqlite_dsn
     env = {

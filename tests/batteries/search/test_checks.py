@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.search.checks import battery_checks
 
 
 def _ids(block: dict) -> list[str]:
-    return [m.id for m in battery_checks(Config.load({"search": block}, {}))]
+    return [m.id for m in service_checks("search", Config.load({"search": block}, {}))]
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,8 @@ def test_checks(block, expected):
 
 def test_messages_never_show_the_host():
     host = "http://user:pw@search.example.com"
-    messages = battery_checks(
-        Config.load({"search": {"adapter": "searchengine", "options": {"host": host}}}, {})
+    messages = service_checks(
+        "search",
+        Config.load({"search": {"adapter": "searchengine", "options": {"host": host}}}, {}),
     )
     assert messages and all("pw" not in m.msg and "example" not in m.msg for m in messages)

@@ -10,7 +10,7 @@ from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
 from toolkit_batteries.search import SearchError
-from toolkit_batteries.search.adapters.searchengine import document_key, filter_expression
+from toolkit_batteries.search.adapters.meilisearch import document_key, filter_expression
 
 from .conftest import API_KEY, close_variant, open_variant
 
@@ -35,7 +35,7 @@ def test_requests_follow_the_documented_wire_format(engine_search):
     assert calls[0] == ("PATCH", "/indexes/books/settings")  # before the first documents
     assert ("POST", "/indexes/books/documents") in calls
     assert calls[-1] == ("POST", "/indexes/books/search")
-    assert all(r["headers"]["Authorization"] == f"Bearer {API_KEY}" for r in server.requests)
+    assert all(r["headers"]["authorization"] == f"Bearer {API_KEY}" for r in server.requests)
     add = next(r for r in server.requests if r["path"] == "/indexes/books/documents")
     assert add["query"] == {"primaryKey": ["id"]}
     assert add["body"] == [
@@ -106,7 +106,8 @@ def test_a_wrong_key_is_a_clear_error_without_server_text(engine):
     try:
         with pytest.raises(SearchError) as info:
             container.search().index("books", "1", {"title": "x"})
-        assert "HTTP 401" in str(info.value) and "Authorization" not in str(info.value)
+        assert "HTTP 403" in str(info.value) and "invalid_api_key" in str(info.value)
+        assert "Authorization" not in str(info.value)
     finally:
         container.close()
 

@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-import traceback
-
-import pytest
 
 from tests.cli.conftest import base_env, run_toolkit
+from tests.support.leaks import assert_never_shown, error_texts, log_texts
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -29,26 +27,6 @@ WRITTEN_VALUE = "written-secret-Mm1-77aa-never-shown"
 TOKEN = "hvs.token-Rr8-5d2c-never-shown"
 
 
-def _errors_text(error: BaseException) -> list[str]:
-    return [str(error), repr(error), "".join(traceback.format_exception(error))]
-
-
-def _scan(texts: list[str], needles: list[str]) -> None:
-    joined = "\n".join(texts)
-    for needle in needles:
-        assert needle not in joined, f"a secret leaked into: {joined[:2000]}"
-
-
-def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
-    texts = [caplog.text]
-    for record in caplog.records:
-        texts.append(record.getMessage())
-        texts.append(repr(record.args))
-        if record.exc_info and record.exc_info[1] is not None:
-            texts.extend(_errors_text(record.exc_info[1]))
-    return texts
-
-
 def test_no_value_or_token_in_logs_errors_or_reprs(monkeypatch, caplog):
     caplog.set_level(logging.DEBUG)
     texts: list[str] = []
@@ -57,7 +35,7 @@ def test_no_value_or_token_in_logs_errors_or_reprs(monkeypatch, caplog):
         try:
             call()
         except Exception as exc:
-            texts.extend(_errors_text(exc))
+            texts.extend(error_texts(exc))
         else:  # pragma: no cover - each call below must fail
             raise AssertionError("expected an error")
 
@@ -101,10 +79,10 @@ def test_no_value_or_token_in_logs_errors_or_reprs(monkeypatch, caplog):
     # The server is gone: a fresh open fails, and its error must not carry the token.
     gone = Config.load({"secrets": store_block(_Gone(url), TOKEN)}, {})
     failing(lambda: Container(gone).secrets())
-    texts += _log_texts(caplog)
-    assert any("secretstore allows" in record.getMessage() for record in caplog.records)
+    texts += log_texts(caplog)
+    assert any("secrets.store: allow_private is on" in r.getMessage() for r in caplog.records)
     assert any(r.name.startswith("urllib3") for r in caplog.records)  # library logs captured
-    _scan(texts, [ENV_VALUE, STORE_VALUE, FIELD_VALUE, WRITTEN_VALUE, TOKEN])
+    assert_never_shown(texts, [ENV_VALUE, STORE_VALUE, FIELD_VALUE, WRITTEN_VALUE, TOKEN])
 
 
 class _Gone:
@@ -127,7 +105,7 @@ def test_a_failing_renewal_logs_no_token(caplog):
             time.sleep(0.02)
         assert store.renewals == 0
         container.close()
-    _scan(_log_texts(caplog), [TOKEN])
+    assert_never_shown(log_texts(caplog), [TOKEN])
 
 
 def test_config_show_never_prints_the_token_or_an_env_secret(tmp_path):
@@ -149,7 +127,7 @@ def test_config_show_never_prints_the_token_or_an_env_secret(tmp_path):
     )
     assert json.loads(raw.stdout)["secrets"]["default"]["adapter"] == "secretstore"
     outputs = [text.stdout, text.stderr, js.stdout, js.stderr, raw.stdout, raw.stderr]
-    _scan(outputs, [TOKEN, ENV_VALUE])
+    assert_never_shown(outputs, [TOKEN, ENV_VALUE])
 
 
 def test_config_show_keeps_a_token_file_path_but_not_its_content(tmp_path):
@@ -163,4 +141,4 @@ def test_config_show_keeps_a_token_file_path_but_not_its_content(tmp_path):
     )
     js = run_toolkit("config", "show", "--json", "--service", "secrets", cwd=tmp_path, env=env)
     assert js.json["data"]["secrets"]["default"]["options"]["token_file"] == str(token_file)
-    _scan([js.stdout, js.stderr], [TOKEN])
+    assert_never_shown([js.stdout, js.stderr], [TOKEN])

@@ -18,7 +18,7 @@ from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
 from toolkit_batteries.core.loading import resolve_adapter
 from toolkit_batteries.secrets import SecretAccessDeniedError, SecretNotFoundError
-from toolkit_batteries.secrets.adapters.secretstore import SecretStoreSecrets
+from toolkit_batteries.secrets.adapters.vault import VaultSecrets
 
 from .conftest import new_token, store_block
 from .server import KVServer
@@ -26,7 +26,7 @@ from .server import KVServer
 VALUE = "kv-value-Zp3-never-shown"
 
 
-def open_store(block: dict) -> tuple[Container, SecretStoreSecrets]:
+def open_store(block: dict) -> tuple[Container, VaultSecrets]:
     container = Container(Config.load({"secrets": block}, {}))
     return container, container.secrets()
 
@@ -41,7 +41,7 @@ def wait_for(condition, timeout: float) -> bool:
 
 
 def test_vault_is_an_alias_of_secretstore():
-    assert resolve_adapter("secrets", "vault") == ("secretstore", SecretStoreSecrets)
+    assert resolve_adapter("secrets", "vault") == ("secretstore", VaultSecrets)
 
 
 # ------------------------------------------------------------------ address rules

@@ -15,25 +15,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.clock import EPOCH, FakeClock
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.session import SessionStore
 
 VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
-
-
-class FakeClock:
-    """A wall clock that moves only when told to."""
-
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        """Move the clock forward."""
-        self.now += seconds
 
 
 @dataclass
@@ -108,7 +95,7 @@ def opened(request, tmp_path) -> Iterator[Opened]:
     store = container.session()
     clock = None
     if request.param != "kvserver":
-        clock = FakeClock()
+        clock = FakeClock(EPOCH)
         store.clock = clock
     try:
         yield Opened(

@@ -13,6 +13,7 @@ from django.core import checks
 from django.db import connections, transaction
 from django.test import override_settings
 
+from tests.support.clock import EPOCH, FakeClock
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -21,7 +22,7 @@ from toolkit_batteries.db import MissingTablesError
 from toolkit_batteries.session.adapters.db import TABLE, DBSessionStore
 from toolkit_batteries.session.adapters.memory import MemorySessionStore
 
-from .conftest import FakeClock, empty_session_table
+from .conftest import empty_session_table
 
 
 def _container(settings: dict) -> Container:
@@ -135,7 +136,7 @@ def test_db_expired_rows_are_removed_when_met(sqlite_dsn):
     settings = {"session": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
     with _container(settings) as c:
         store: DBSessionStore = c.session()
-        store.clock = clock = FakeClock()
+        store.clock = clock = FakeClock(EPOCH)
         sid = store.create({"a": 1}, ttl=timedelta(seconds=10))
         clock.advance(10)
         assert store.get(sid) is None
@@ -212,7 +213,7 @@ def test_db_dsn_that_is_no_sql_target_fails_naming_the_field():
 
 
 def test_memory_sweeps_expired_sessions_on_write():
-    store = MemorySessionStore(ttl=timedelta(seconds=5), clock=(clock := FakeClock()))
+    store = MemorySessionStore(ttl=timedelta(seconds=5), clock=(clock := FakeClock(EPOCH)))
     old = [store.create({"i": i}) for i in range(10)]
     touched = old[0]
     clock.advance(4)
@@ -267,7 +268,7 @@ def test_checks_report_bad_connection_settings():
 
 def test_importing_the_battery_imports_no_driver():
     code = (
-        "import sys, toolkit_batteries.session, toolkit_batteries.session.checks\n"
+        "import sys, toolkit_batteries.session, toolkit_batteries.session.options\n"
         "print(','.join(m for m in ('redis', 'psycopg') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

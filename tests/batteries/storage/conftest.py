@@ -34,24 +34,6 @@ def unique(prefix: str = "t") -> str:
     return f"{prefix}{uuid.uuid4().hex[:12]}"
 
 
-@pytest.fixture(scope="session")
-def moto_endpoint() -> Iterator[str]:
-    """Start moto's S3 server on 127.0.0.1 for the session; yield its endpoint URL."""
-    import logging
-
-    from moto.server import ThreadedMotoServer
-
-    # The stand-in store's own access log (werkzeug) is the remote server's, not ours.
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
-
-
 def raw_client(endpoint: str) -> Any:
     """Return a plain boto3 S3 client on the moto server (for setup and checks)."""
     import boto3
@@ -85,7 +67,7 @@ def storage_server() -> Iterator[str]:
     server = make_server(
         "127.0.0.1", free_port(), WSGIHandler(), server_class=Threading, handler_class=_Quiet
     )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.storage.checks import battery_checks
 
 
 def ids(block, settings=None):
-    return sorted(m.id for m in battery_checks(Config.load({"storage": block}, {})))
+    return sorted(m.id for m in service_checks("storage", Config.load({"storage": block}, {})))
 
 
 def test_clean_configurations_pass(tmp_path):
@@ -25,7 +25,7 @@ def test_local_without_root(settings):
 
 def test_endpoint_rules():
     block = {"adapter": "objstore", "options": {"endpoint": "http://store.example"}}
-    messages = battery_checks(Config.load({"storage": block}, {}))
+    messages = service_checks("storage", Config.load({"storage": block}, {}))
     assert [m.id for m in messages] == ["toolkit_storage.E002"]
     assert "store.example" not in messages[0].msg
     block["options"]["allow_insecure"] = True

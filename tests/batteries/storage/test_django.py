@@ -15,7 +15,7 @@ from toolkit_batteries import services
 from toolkit_batteries.core.errors import ConfigurationError
 from toolkit_batteries.storage import django_storage_settings
 from toolkit_batteries.storage.adapters.local import LocalStorage
-from toolkit_batteries.storage.adapters.objstore import ObjStoreStorage
+from toolkit_batteries.storage.adapters.s3 import S3Storage
 
 from .conftest import fetch, make_buckets, storage_block, unique
 
@@ -87,7 +87,7 @@ def test_objstore_default_storage_with_its_bucket(settings, request, tmp_path):
     block = storage_block("objstore", request=request, tmp_path=tmp_path, instance="default")
     configure(settings, {"storage": block}, default={"bucket": bucket})
     storage = services.storage()
-    assert storage is storages["default"] and isinstance(storage, ObjStoreStorage)
+    assert storage is storages["default"] and isinstance(storage, S3Storage)
     assert storage.bucket_name == bucket
     name = default_storage.save("docs/x.txt", ContentFile(b"on the object store"))
     assert storage.get(name) == b"on the object store"

@@ -125,9 +125,9 @@ def test_objstore_b_needs_account_id(request, tmp_path):
 
 
 def test_objstore_b_default_endpoint_and_region(request, tmp_path):
-    from toolkit_batteries.storage.adapters.objstore_b import ObjStoreBStorage
+    from toolkit_batteries.storage.adapters.r2 import R2Storage
 
-    storage = ObjStoreBStorage(
+    storage = R2Storage(
         instance="b", account_id="abc123", access_key_id=ACCESS_KEY, secret_access_key=SECRET_KEY
     )
     assert storage.endpoint_url == "https://abc123.r2.cloudflarestorage.com"

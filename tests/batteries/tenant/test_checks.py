@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.tenant.checks import battery_checks
 
 
 def ids(block: dict) -> list[str]:
-    return [m.id for m in battery_checks(Config.load({"tenant": block}, {}))]
+    return [m.id for m in service_checks("tenant", Config.load({"tenant": block}, {}))]
 
 
 def test_defaults_and_a_good_header_block_are_clean() -> None:
@@ -34,7 +34,7 @@ def test_defaults_and_a_good_header_block_are_clean() -> None:
     ],
 )
 def test_each_problem_has_its_check(block: dict, check_id: str) -> None:
-    found = battery_checks(Config.load({"tenant": block}, {}))
+    found = service_checks("tenant", Config.load({"tenant": block}, {}))
     assert [m.id for m in found] == [check_id]
     for value in ("bad id", "n o", "X:Y"):
         assert value not in found[0].msg

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.vectorstore.checks import battery_checks
 
 
 def ids(toolkit: dict) -> list[str]:
-    return [message.id for message in battery_checks(Config.load(toolkit, {}))]
+    return [message.id for message in service_checks("vectorstore", Config.load(toolkit, {}))]
 
 
 def test_a_good_configuration_passes():
@@ -34,7 +34,7 @@ def test_an_http_url_without_allow_insecure_is_e004_without_the_url():
     toolkit = {
         "vectorstore": {"adapter": "vecengine", "options": {"url": "http://secret-host:6333"}}
     }
-    messages = battery_checks(Config.load(toolkit, {}))
+    messages = service_checks("vectorstore", Config.load(toolkit, {}))
     assert [m.id for m in messages] == ["toolkit_vectorstore.E004"]
     assert "secret-host" not in messages[0].msg
     toolkit["vectorstore"]["options"]["allow_insecure"] = True

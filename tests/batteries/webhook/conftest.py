@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from tests.ports import free_port
+from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -100,7 +101,7 @@ def start_receiver() -> Receiver:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", receiver.port), Handler)
     server.daemon_threads = True
     receiver.server = server
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     return receiver
 
 
@@ -173,7 +174,7 @@ def make_hook(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
                 queue_adapter="kvserver",
                 queue_opts={"url": url, "prefix": prefix, "poll_timeout": "200ms"},
             )
-            cleanups.append(lambda: _drop_prefix(url, prefix))
+            cleanups.append(lambda: drop_redis_prefix(url, prefix))
         elif variant == "queue-db":
             options.update(queue_adapter="db", queue_opts={"dsn": db, "poll_timeout": "200ms"})
         settings = {
@@ -201,18 +202,6 @@ def make_hook(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
         found.container.close()
     for cleanup in cleanups:
         cleanup()
-
-
-def _drop_prefix(url: str, prefix: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 @pytest.fixture(params=VARIANTS)

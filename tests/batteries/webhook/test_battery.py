@@ -11,19 +11,19 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.ports import free_port
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.db import MissingTablesError
 from toolkit_batteries.webhook import TargetRefusedError
-from toolkit_batteries.webhook.checks import battery_checks
 from toolkit_batteries.webhook.models import WebhookDelivery
 
 from .conftest import SECRET
 
 
 def ids(toolkit: dict) -> list[str]:
-    return sorted(message.id for message in battery_checks(Config.load(toolkit, {})))
+    return sorted(message.id for message in service_checks("webhook", Config.load(toolkit, {})))
 
 
 def test_defaults_match_the_spec(make_hook):
@@ -99,7 +99,7 @@ def test_an_attempt_slower_than_the_timeout_fails_and_is_retried(make_hook):
     port = free_port()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Slow)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     try:
         hook = make_hook("http-sqlite", timeout="300ms", max_retries=1).hook
         started = time.monotonic()

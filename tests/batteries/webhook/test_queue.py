@@ -5,17 +5,17 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 import uuid
 from collections import Counter
 from pathlib import Path
 
+from tests.subprocesses import run_manage
+from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.webhook.models import WebhookDelivery
 
-from .conftest import CRYPTO_KEY, SECRET, _drop_prefix, clear_rows
+from .conftest import CRYPTO_KEY, SECRET, clear_rows
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -107,15 +107,7 @@ def test_a_real_worker_process_delivers_queued_deliveries(receiver, postgres_dsn
             for n in range(5)
         ]
         env = {**os.environ, **env_config, "DJANGO_SETTINGS_MODULE": "tests.settings"}
-        done = subprocess.run(
-            [sys.executable, "manage.py", "webhook_work", "--stop-when-empty"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = run_manage(ROOT, "webhook_work", "--stop-when-empty", env=env)
         assert done.returncode == 0, done.stderr[-3000:]
         assert SECRET not in done.stdout + done.stderr
         rows = WebhookDelivery.objects.using(hook.database.alias)
@@ -127,7 +119,7 @@ def test_a_real_worker_process_delivers_queued_deliveries(receiver, postgres_dsn
         assert sorted(paths.values()) == [1, 1, 1, 1, 2]  # the one that got a 500, twice
     finally:
         container.close()
-        _drop_prefix(redis_url, prefix)
+        drop_redis_prefix(redis_url, prefix)
         clear_rows(postgres_dsn)
 
 
@@ -162,4 +154,4 @@ def test_queue_opts_alone_imply_the_queue_adapter(receiver, postgres_dsn, redis_
             assert type(container.webhook().queue) is expected
         finally:
             container.close()
-    _drop_prefix(redis_url, prefix)
+    drop_redis_prefix(redis_url, prefix)

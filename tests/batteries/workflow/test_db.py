@@ -8,12 +8,12 @@ import uuid
 import pytest
 from django.db import connections, transaction
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.workflow import RunStatus, Step, StepContext, WorkflowDefinition, register
 from toolkit_batteries.workflow.admin import WorkflowRunAdmin
-from toolkit_batteries.workflow.checks import battery_checks
 from toolkit_batteries.workflow.models import WorkflowRun
 
 from .conftest import open_workflow, unique, workflow_block
@@ -237,7 +237,7 @@ def test_checks_name_the_instance_and_field_never_the_value():
         },
         {},
     )
-    found = {message.id: message.msg for message in battery_checks(config)}
+    found = {message.id: message.msg for message in service_checks("workflow", config)}
     assert set(found) == {
         "toolkit_workflow.E002",
         "toolkit_workflow.E003",

@@ -1,9 +1,11 @@
 """The ai adapters, by canonical name (default first, as in the catalog).
 
+Each module and class is named after the product it talks to; the canonical names are
+the spec's neutral words, and the product names (``anthropic``, ``openai``, ``gemini``,
+``openrouter``) are aliases from the shared ``VENDOR_ALIASES`` table of
+:mod:`toolkit_batteries.core.loading`, accepted wherever a canonical name is.
 Values are dotted paths, imported only when an adapter opens, so no provider SDK is
-imported by ``django.setup()``. The vendor aliases (``anthropic``, ``openai``,
-``gemini``, ``openrouter``) live in the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`.
+imported by ``django.setup()``.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from __future__ import annotations
 __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
-    "llm_a": "toolkit_batteries.ai.adapters.llm_a.AnthropicAI",
-    "llm_b": "toolkit_batteries.ai.adapters.llm_b.OpenAIAI",
-    "llm_c": "toolkit_batteries.ai.adapters.llm_c.GeminiAI",
-    "llm_d": "toolkit_batteries.ai.adapters.llm_d.CompatibleAI",
+    "llm_a": "toolkit_batteries.ai.adapters.anthropic.AnthropicAI",
+    "llm_b": "toolkit_batteries.ai.adapters.openai.OpenAIAI",
+    "llm_c": "toolkit_batteries.ai.adapters.gemini.GeminiAI",
+    "llm_d": "toolkit_batteries.ai.adapters.openrouter.OpenRouterAI",
 }
 
 #: Battery-specific aliases (alias -> canonical).

@@ -1,38 +1,41 @@
-"""What the four adapters share at open: checked options, the guarded HTTP clients.
+"""What the four adapters share: checked options, guarded clients, one error mapping.
 
-Imported by the adapter modules only (it imports httpx and the outbound transports).
-Every client is built on :class:`~toolkit_batteries.core.outbound.httpx_transport.
-GuardedTransport` with ``follow_redirects=False`` and ``trust_env=False``: https only
-unless ``allow_insecure``, and every address the host resolves to is checked when
-connecting unless ``allow_private`` (the socket connects to a checked address).
+Imported by the adapter modules only (it imports httpx). Built on the provider base
+(:mod:`toolkit_batteries.core.outbound.provider`): every client sits on the guarded
+transport with ``follow_redirects=False`` and ``trust_env=False`` (https only unless
+``allow_insecure``; every address the host resolves to is checked when connecting unless
+``allow_private``), and every failure goes through :func:`~toolkit_batteries.core.
+outbound.provider.failure_of`. :class:`ProviderAI` is the adapters' common class: an
+adapter adds its SDK client, its request translation and :meth:`ProviderAI._body`, where
+its provider's error body keeps the error type and message.
 """
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError, MissingExtraError
-from toolkit_batteries.core.outbound import check_url
+from toolkit_batteries.core.outbound import provider
 
-from ..base import seconds
+from ..base import AI, RETRYABLE_STATUSES, AIProviderError
+from ..base import seconds as _seconds
 
 try:
     import httpx
-
-    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport
 except ImportError:  # pragma: no cover - the ai extra is part of dev installs
     raise MissingExtraError("ai", "llm_a/llm_b/llm_c/llm_d", "ai", "httpx") from None
 
-__all__ = ["Settings", "blocked", "guarded_client", "primed", "scrub", "settings_of"]
+__all__ = ["ProviderAI", "Settings", "blocked", "guarded_client", "primed", "scrub", "settings_of"]
 
 _BLOCKED = (
     "resolves to a private, loopback or link-local address; loopback, private or "
     "link-local targets need allow_private"
 )
+#: AI statuses worth another attempt besides 5xx (409: a provider's "overloaded" conflict).
+_RETRY = frozenset(RETRYABLE_STATUSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +43,17 @@ class Settings:
     """The options an adapter's client is built from (``api_key`` never shown)."""
 
     api_key: str
-    base_url: str
+    endpoint: provider.Endpoint
     model: str
     timeout: float
-    allow_insecure: bool
-    allow_private: bool
-    skip_verify: bool
-    instance: str
+
+    @property
+    def base_url(self) -> str:
+        return self.endpoint.url
+
+    @property
+    def instance(self) -> str:
+        return self.endpoint.instance
 
     def __repr__(self) -> str:
         return f"<ai settings {self.instance} model={self.model!r}>"
@@ -55,70 +62,32 @@ class Settings:
 def settings_of(ctx: OpenContext, *, default_base_url: str) -> Settings:
     """Check the options of ``ctx`` (key present, URL allowed) and log the relaxations."""
     options, instance = ctx.options, ctx.instance
+    rule = {"service": "ai", "adapter": ctx.adapter, "instance": instance}
     if not options.api_key:
-        raise InvalidOptionsError(
-            "ai", "api_key", f"is required by the {ctx.adapter} adapter", instance=instance
-        )
-    allow_insecure, allow_private = bool(options.allow_insecure), bool(options.allow_private)
-    base_url = (options.base_url or "").strip() or default_base_url
-    if not base_url:
-        raise InvalidOptionsError(
-            "ai", "base_url", f"is required by the {ctx.adapter} adapter", instance=instance
-        )
-    base_url = check_url(
-        base_url,
-        service="ai",
-        field="base_url",
-        instance=instance,
-        allow_insecure=allow_insecure,
-        allow_private=allow_private,
+        provider.required("", field="api_key", **rule)
+    base_url = provider.required(
+        (options.base_url or "").strip() or default_base_url, field="base_url", **rule
     )
-    if allow_private:
-        ctx.logger.warning(
-            "ai.%s: allow_private is on: private, loopback and link-local addresses may be dialed",
-            instance,
-        )
-    if allow_insecure:
-        ctx.logger.warning("ai.%s: allow_insecure is on: plain http is allowed", instance)
-    if options.insecure_skip_verify:
-        ctx.logger.warning(
-            "ai.%s: insecure_skip_verify is on: TLS certificates are NOT verified", instance
-        )
+    ep = provider.endpoint(
+        options, service="ai", field="base_url", default="", url=base_url, instance=instance
+    )
+    provider.warn_relaxed(ctx.logger, ep)
     return Settings(
         api_key=options.api_key,
-        base_url=base_url.rstrip("/"),
+        endpoint=ep,
         model=(options.model or "").strip(),
-        timeout=seconds(options.timeout),
-        allow_insecure=allow_insecure,
-        allow_private=allow_private,
-        skip_verify=bool(options.insecure_skip_verify),
-        instance=instance,
+        timeout=_seconds(options.timeout),
     )
 
 
-def transport(settings: Settings) -> GuardedTransport:
+def transport(settings: Settings) -> httpx.BaseTransport:
     """Return the guarded transport (no certificate check with ``insecure_skip_verify``)."""
-    context = None
-    if settings.skip_verify:
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return GuardedTransport(
-        allow_private=settings.allow_private,
-        allow_insecure=settings.allow_insecure,
-        ssl_context=context,
-        max_connections=20,
-    )
+    return provider.httpx_transport(settings.endpoint, max_connections=20)
 
 
 def guarded_client(settings: Settings) -> httpx.Client:
     """Return an ``httpx.Client`` on the guarded transport (no redirects, no env proxy)."""
-    return httpx.Client(
-        transport=transport(settings),
-        timeout=settings.timeout,
-        follow_redirects=False,
-        trust_env=False,
-    )
+    return provider.httpx_client(settings.endpoint, timeout=settings.timeout)
 
 
 def blocked(instance: str) -> InvalidOptionsError:
@@ -127,17 +96,8 @@ def blocked(instance: str) -> InvalidOptionsError:
 
 
 def scrub(text: Any, key: str, limit: int = 500) -> str:
-    """Return provider text as a short string without ``key`` or any other credential.
-
-    A provider's error may echo the request's credentials, or someone else's (a proxy's
-    ``Authorization`` header, a URL with a password): the shared redactor masks those.
-    """
-    from toolkit_batteries.core.redaction import redact_string
-
-    out = str(text or "")
-    if key:
-        out = out.replace(key, "[redacted]")
-    return redact_string(out)[:limit]
+    """Return provider text as a short string without ``key`` or any other credential."""
+    return provider.scrub(text, key, limit=limit)
 
 
 def primed(
@@ -158,3 +118,89 @@ def primed(
         yield from events
 
     return chained(), close
+
+
+class ProviderAI(AI):
+    """An :class:`AI` adapter over a provider SDK: settings, error mapping, streams.
+
+    A subclass sets ``default_base_url``, builds its SDK client in ``__init__`` (after
+    ``super().__init__``), lists what its calls raise in ``failures`` and reads its
+    provider's error body in :meth:`_body`.
+    """
+
+    #: The base URL when the option is empty (``""``: the option is required).
+    default_base_url: ClassVar[str] = ""
+    #: What a call may raise: the SDK's errors, the HTTP client's, the guard's refusal.
+    failures: ClassVar[tuple[type[BaseException], ...]] = ()
+
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        super().__init__(model=settings.model, timeout=settings.timeout, **kwargs)
+        self._key = settings.api_key
+        self._client: Any = None
+
+    def close(self) -> None:
+        """Close the SDK client (and with it the guarded HTTP client it was given)."""
+        self._client.close()
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> Any:
+        return cls(settings_of(ctx, default_base_url=cls.default_base_url), instance=ctx.instance)
+
+    def _body(self, exc: BaseException) -> tuple[Any, Any]:
+        """Return ``(error type, message)`` from the provider's error body in ``exc``."""
+        return "", ""
+
+    def _error(self, exc: BaseException) -> BaseException:
+        """Map a call's failure to :class:`AIProviderError` (key scrubbed), else keep it."""
+        kind, message = self._body(exc)
+        failure = provider.failure_of(
+            exc, secrets=(self._key,), message=message, retry_statuses=_RETRY
+        )
+        if failure is None:
+            return exc
+        if failure.kind is provider.Kind.BLOCKED:
+            return blocked(self.instance)
+        if failure.status is None:
+            return AIProviderError(
+                self.instance,
+                self.adapter_name,
+                status=None,
+                kind=failure.kind.value,
+                retryable=True,
+            )
+        return AIProviderError(
+            self.instance,
+            self.adapter_name,
+            status=failure.status,
+            kind=str(kind or "error"),
+            retryable=failure.retryable,
+            detail=failure.message,
+            retry_after=failure.retry_after,
+        )
+
+    def _guarded(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run one SDK call; its failures come out as the battery's errors."""
+        try:
+            return call(*args, **kwargs)
+        except self.failures as exc:
+            raise self._error(exc) from None
+
+    def _stream_of(
+        self,
+        events: Callable[[Any], Iterator[tuple[str, Any]]],
+        call: Callable[..., Any],
+        **kw: Any,
+    ) -> tuple[Iterator[tuple[str, Any]], Callable[[], None]]:
+        """Open a stream with ``call(**kw)`` and read its first event (failures mapped)."""
+        stream = self._guarded(call, **kw)
+        try:
+            return primed(self._mapped(events(stream)), stream.close)
+        except self.failures as exc:
+            raise self._error(exc) from None
+
+    def _mapped(self, events: Iterator[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+        """Yield ``events``, turning a failure while reading into the battery's error."""
+        try:
+            yield from events
+        except self.failures as exc:
+            raise self._error(exc) from None

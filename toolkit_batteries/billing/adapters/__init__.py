@@ -1,5 +1,7 @@
 """The billing adapters, by canonical name (default first, as in the catalog).
 
+Each provider module and class is named after its product (``stripe.StripeBilling``,
+``paddle.PaddleBilling``); the canonical names stay the spec's neutral words.
 Values are dotted paths imported only when an adapter opens, so the provider SDKs cost
 nothing to a project on ``stub``. The vendor aliases ``stripe`` -> ``billing_a`` and
 ``paddle`` -> ``billing_b`` live in the shared ``VENDOR_ALIASES`` table of
@@ -12,8 +14,8 @@ __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
     "stub": "toolkit_batteries.billing.adapters.stub.StubBilling",
-    "billing_a": "toolkit_batteries.billing.adapters.billing_a.BillingA",
-    "billing_b": "toolkit_batteries.billing.adapters.billing_b.BillingB",
+    "billing_a": "toolkit_batteries.billing.adapters.stripe.StripeBilling",
+    "billing_b": "toolkit_batteries.billing.adapters.paddle.PaddleBilling",
 }
 
 #: Battery-specific aliases (alias -> canonical); the shared vendor table covers the rest.

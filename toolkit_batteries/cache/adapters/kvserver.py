@@ -41,22 +41,20 @@ from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableE
 
 try:
     from django_redis.cache import RedisCache
-    from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import ResponseError, WatchError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("cache", "kvserver", "kvserver", "redis, django-redis") from None
 
 from django.core.cache.backends.base import BaseCache
 
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import DEFAULT_TIMEOUT, Cache, decode_options
 from ..serializers import REFUSED, serializer_for
 
 __all__ = ["MAX_WATCH_ATTEMPTS", "KVServerCache", "glob_escape", "release_leases"]
 
-_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 _INT64 = range(-(2**63), 2**63)
 _loads = pickle.loads
 #: Keys deleted per UNLINK call by clear().
@@ -178,6 +176,15 @@ class KVServerCache(Cache, RedisCache):
         self._redis = client
         self.namespace = f"toolkit:cache:{self.instance}:"
         self.target = address.describe()
+        self._unreachable = kv_unreachable(self.service_name, self.instance)
+        # ping() names the display-safe address (no credentials): which server is away.
+        self._ping_unreachable = kv_unreachable(
+            self.service_name,
+            self.instance,
+            "cannot reach the key-value server at "
+            + self.target.replace("{", "{{").replace("}", "}}")
+            + " ({error})",
+        )
         self._incr = client.register_script(_INCR)
         self._persist = client.register_script(_PERSIST)
         # django-redis's side: its client connects through the shared registry (the very
@@ -209,15 +216,8 @@ class KVServerCache(Cache, RedisCache):
 
     def ping(self) -> bool:
         """Make one round trip to the server (``toolkit doctor``, ``/readyz``)."""
-        try:
+        with self._ping_unreachable:
             return bool(self._redis.ping())
-        except _UNREACHABLE as exc:
-            # The display-safe address (no credentials) tells an operator which server.
-            raise ServiceUnavailableError(
-                self.service_name,
-                f"cannot reach the key-value server at {self.target} ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
 
     def _encode(self, value: Any) -> bytes | int:
         if type(value) is int and value in _INT64:
@@ -234,13 +234,6 @@ class KVServerCache(Cache, RedisCache):
     def _key(self, key: str, version: int | None) -> str:
         return self.namespace + self.make_and_validate_key(key, version)
 
-    def _unavailable(self, exc: Exception) -> ServiceUnavailableError:
-        return ServiceUnavailableError(
-            self.service_name,
-            f"cannot reach the key-value server ({type(exc).__name__})",
-            instance=self.instance,
-        )
-
     def _milliseconds(self, timeout: Any) -> int | None:
         """Return the lifetime in ms (at least 1 when positive), ``None`` for forever."""
         lifetime = self.expiry_seconds(timeout)
@@ -255,10 +248,8 @@ class KVServerCache(Cache, RedisCache):
     def get(self, key: str, default: Any = None, version: int | None = None) -> Any:
         """Return the value of ``key``, or ``default``."""
         key = self._key(key, version)
-        try:
+        with self._unreachable:
             raw = self._redis.get(key)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         if raw is None:
             return default
         value = self._decode(raw)
@@ -269,10 +260,8 @@ class KVServerCache(Cache, RedisCache):
         made = {self._key(key, version): key for key in keys}
         if not made:
             return {}
-        try:
+        with self._unreachable:
             values = self._redis.mget(list(made))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         found = {}
         for original, raw in zip(made.values(), values, strict=True):
             if raw is not None and (value := self._decode(raw)) is not REFUSED:
@@ -282,10 +271,8 @@ class KVServerCache(Cache, RedisCache):
     def has_key(self, key: str, version: int | None = None) -> bool:
         """Tell whether ``key`` exists."""
         key = self._key(key, version)
-        try:
+        with self._unreachable:
             return bool(self._redis.exists(key))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     # ------------------------------------------------------------------ writes
 
@@ -295,15 +282,13 @@ class KVServerCache(Cache, RedisCache):
         """Store ``value`` under ``key`` for ``timeout`` seconds."""
         key = self._key(key, version)
         ms = self._milliseconds(timeout)
-        try:
+        with self._unreachable:
             if ms is None:
                 self._redis.set(key, self._encode(value))
             elif ms == 0:
                 self._redis.delete(key)
             else:
                 self._redis.set(key, self._encode(value), px=ms)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
@@ -311,15 +296,13 @@ class KVServerCache(Cache, RedisCache):
         """Store ``value`` only if ``key`` does not exist (``SET NX``); tell whether it did."""
         key = self._key(key, version)
         ms = self._milliseconds(timeout)
-        try:
+        with self._unreachable:
             if ms == 0:  # stored and expired at once: report, keep nothing
                 added = bool(self._redis.set(key, b"", nx=True, px=1))
                 if added:
                     self._redis.delete(key)
                 return added
             return bool(self._redis.set(key, self._encode(value), nx=True, px=ms))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def set_many(
         self,
@@ -331,7 +314,7 @@ class KVServerCache(Cache, RedisCache):
         if not data:
             return []
         ms = self._milliseconds(timeout)
-        try:
+        with self._unreachable:
             pipe = self._redis.pipeline(transaction=False)
             for key, value in data.items():
                 made = self._key(key, version)
@@ -340,27 +323,23 @@ class KVServerCache(Cache, RedisCache):
                 else:
                     pipe.set(made, self._encode(value), px=ms)
             pipe.execute()
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return []
 
     def touch(self, key: str, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         """Give ``key`` a new lifetime; tell whether it existed."""
         key = self._key(key, version)
         ms = self._milliseconds(timeout)
-        try:
+        with self._unreachable:
             if ms is None:
                 return bool(self._persist(keys=[key]))
             if ms == 0:
                 return bool(self._redis.delete(key))
             return bool(self._redis.pexpire(key, ms))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def incr(self, key: str, delta: int = 1, version: int | None = None) -> Any:
         """Add ``delta`` atomically on the server, keeping the expiry; ValueError if absent."""
         made = self._key(key, version)
-        try:
+        with self._unreachable:
             if type(delta) is int:
                 try:
                     value = self._incr(keys=[made], args=[delta])
@@ -368,8 +347,6 @@ class KVServerCache(Cache, RedisCache):
                     value = self._incr_pickled(made, delta)  # not a 64-bit integer
             else:
                 value = self._incr_pickled(made, delta)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         if value is None:
             raise ValueError(f"Key '{made}' not found")
         return value
@@ -415,25 +392,21 @@ class KVServerCache(Cache, RedisCache):
     def delete(self, key: str, version: int | None = None) -> bool:
         """Remove ``key``; tell whether it existed."""
         key = self._key(key, version)
-        try:
+        with self._unreachable:
             return bool(self._redis.delete(key))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def delete_many(self, keys: Iterable[str], version: int | None = None) -> None:
         """Remove every key in ``keys`` (one ``DEL``)."""
         made = [self._key(key, version) for key in keys]
         if not made:
             return
-        try:
+        with self._unreachable:
             self._redis.delete(*made)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def clear(self) -> None:
         """Delete every key under this cache's namespace (``SCAN`` + ``UNLINK``), no other."""
         pattern = glob_escape(self.namespace) + "*"
-        try:
+        with self._unreachable:
             batch: list[bytes] = []
             for found in self._redis.scan_iter(match=pattern, count=1000):
                 batch.append(found)
@@ -442,17 +415,13 @@ class KVServerCache(Cache, RedisCache):
                     batch.clear()
             if batch:
                 self._redis.unlink(*batch)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     # ------------------------------------------------------------------ lifecycle
 
     def ttl_ms(self, key: str, version: int | None = None) -> int | None:
         """Return the milliseconds ``key`` has left, ``None`` if it never expires or is absent."""
-        try:
+        with self._unreachable:
             left = self._redis.pttl(self._key(key, version))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return left if left >= 0 else None
 
     def __repr__(self) -> str:

@@ -28,8 +28,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from datetime import timedelta
 from typing import Any
+
+from toolkit_batteries.core.options import Duration
 
 from ..base import DEFAULT_TIMEOUT, Cache, decode_options
 
@@ -81,7 +82,7 @@ class MemoryCache(Cache):
         options, _ = decode_options(params, self.instance)
         max_entries = int(options.max_entries or 0)
         max_entries = max_entries if max_entries > 0 else DEFAULT_MAX_ENTRIES
-        sweep = _seconds(options.sweep_interval)
+        sweep = Duration.seconds(options.sweep_interval)
         sweep = sweep if sweep > 0 else DEFAULT_SWEEP_INTERVAL
         key = (self.instance, max_entries, sweep)
         with _stores_lock:
@@ -295,11 +296,3 @@ class MemoryCache(Cache):
         """Drop every expired entry now; return how many were dropped."""
         with self._lock:
             return self._sweep(self._store.clock())
-
-
-def _seconds(value: timedelta | float | int | None) -> float:
-    if value is None:
-        return 0.0
-    if isinstance(value, timedelta):
-        return value.total_seconds()
-    return float(value)

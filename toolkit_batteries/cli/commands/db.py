@@ -5,7 +5,7 @@ Inside a project (``manage.py`` found, no ``--dsn``) the database is the project
 ``seed`` runs each app's ``seeds.run()``. Outside a project, or given ``--dsn`` or schema
 files, ``migrate`` compiles ``.toolkit`` files with the ``sql`` backend and brings a
 SQLite file or a PostgreSQL database to them by diffing the live catalog
-(:mod:`toolkit_batteries.db.sqlmigrate`, whose errors become
+(:mod:`toolkit_batteries.cli.sqlmigrate`, whose errors become
 :class:`CliError` with the same exit code); ``rollback`` reverses the newest statements
 recorded in ``toolkit_schema_migrations``. A DSN is only ever printed masked.
 """
@@ -43,7 +43,7 @@ SUBCOMMANDS = ("migrate", "rollback", "seed")
 
 
 def _adapter(value: str) -> str:
-    from toolkit_batteries.db.sqlmigrate.target import normalize_adapter
+    from toolkit_batteries.cli.sqlmigrate.target import normalize_adapter
 
     try:
         return normalize_adapter(value)
@@ -268,13 +268,13 @@ def _load_schema(paths: list[str], out: Output) -> Any:
 
 
 def _cli_error(exc: Any) -> CliError:
-    """Return the CliError of a :class:`~toolkit_batteries.db.sqlmigrate.SqlMigrateError`."""
+    """Return the CliError of a :class:`~toolkit_batteries.cli.sqlmigrate.SqlMigrateError`."""
     kinds = {2: UsageError, 3: InvalidInputError, 5: UnreachableError}
     return kinds.get(exc.exit_code, CliError)(exc.message, exit_code=exc.exit_code, hint=exc.hint)
 
 
 def _migrate_schema(project: Project | None, args: argparse.Namespace, out: Output) -> Result:
-    from toolkit_batteries.db import sqlmigrate
+    from toolkit_batteries.cli import sqlmigrate
 
     try:
         return _apply_schema(project, args, out)
@@ -283,7 +283,7 @@ def _migrate_schema(project: Project | None, args: argparse.Namespace, out: Outp
 
 
 def _apply_schema(project: Project | None, args: argparse.Namespace, out: Output) -> Result:
-    from toolkit_batteries.db import sqlmigrate
+    from toolkit_batteries.cli import sqlmigrate
 
     paths = _schema_paths(project, list(args.paths), out)
     if not args.dsn and not args.dry_run:
@@ -348,7 +348,7 @@ def run_rollback(args: argparse.Namespace, out: Output) -> Result:
             "--dsn is required outside a project (the database whose "
             "toolkit_schema_migrations to roll back)"
         )
-    from toolkit_batteries.db import sqlmigrate
+    from toolkit_batteries.cli import sqlmigrate
 
     try:
         target = sqlmigrate.parse_target(args.adapter, args.dsn)

@@ -50,7 +50,8 @@ def configure(parser: CommandParser) -> None:
     parser.add_argument(
         "--list-batteries",
         action="store_true",
-        help="print the batteries with their default adapter and status, then exit",
+        help="print the batteries with their default adapter, status and adapters "
+        "(the products they talk to first), then exit",
     )
     add_dry_run(parser)
 
@@ -158,7 +159,7 @@ def _list_batteries(out: Output) -> Result:
     out.line(f"{'battery':<14}{'default':<10}{'app':<5}{'status':<16}adapters")
     for row in rows:
         status = "implemented" if row.implemented else "planned"
-        adapters = " ".join(row.implemented or row.adapters)
+        adapters = ", ".join(row.shown_adapters())
         out.line(
             f"{row.name:<14}{row.default:<10}{'yes' if row.app else 'no':<5}{status:<16}{adapters}"
         )
@@ -173,6 +174,7 @@ def _list_batteries(out: Output) -> Result:
                     "adapters": list(row.adapters),
                     "implemented": list(row.implemented),
                     "aliases": row.aliases,
+                    "products": row.products,
                     "app": row.app,
                 }
                 for row in rows

@@ -7,7 +7,7 @@ so a new adapter shows up here without touching the CLI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..output import InvalidInputError
@@ -47,6 +47,14 @@ class Battery:
     aliases: dict[str, str]
     #: Whether the battery is a Django app (has ``apps.py``) to list in INSTALLED_APPS.
     app: bool
+    #: Canonical adapter -> the product it talks to, from the catalog (``kvserver`` -> ``redis``).
+    products: dict[str, str] = field(default_factory=dict)
+
+    def shown_adapters(self) -> list[str]:
+        """Return the adapters as a reader looks for them: products first (``redis (kvserver)``)."""
+        names = self.implemented or self.adapters
+        with_product = [f"{self.products[a]} ({a})" for a in names if a in self.products]
+        return with_product + [a for a in names if a not in self.products]
 
     @property
     def default(self) -> str:
@@ -70,7 +78,8 @@ def _battery(name: str) -> Battery:
     table = adapter_table(name)
     aliases = {alias: target for alias, target in table.names.items() if alias != target}
     app = (Path(toolkit_batteries.__file__).parent / name / "apps.py").is_file()
-    return Battery(name, spec.adapters, tuple(table.adapters), aliases, app)
+    products = {adapter: spec.product(adapter) or "" for adapter in spec.products}
+    return Battery(name, spec.adapters, tuple(table.adapters), aliases, app, products)
 
 
 def all_batteries() -> list[Battery]:

@@ -2,7 +2,8 @@
 
 Values are dotted paths, imported only when an adapter opens, so WeasyPrint and httpx
 cost nothing at start-up. Aliases name the tools: ``weasyprint`` is ``local``,
-``gotenberg`` is ``remote``, ``pdflatex`` and ``tex`` are ``latex``.
+``gotenberg`` is ``remote`` (``gotenberg.py: GotenbergDocument``), ``pdflatex`` and
+``tex`` are ``latex``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
     "local": "toolkit_batteries.document.adapters.local.LocalDocument",
-    "remote": "toolkit_batteries.document.adapters.remote.RemoteDocument",
+    "remote": "toolkit_batteries.document.adapters.gotenberg.GotenbergDocument",
     "latex": "toolkit_batteries.document.adapters.latex.LatexDocument",
 }
 

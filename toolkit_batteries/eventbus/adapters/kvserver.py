@@ -34,6 +34,7 @@ from typing import Any, Self
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_errors, kv_unreachable
 from toolkit_batteries.eventbus.base import (
     BusSettings,
     Event,
@@ -48,7 +49,7 @@ from toolkit_batteries.eventbus.base import (
 )
 
 try:
-    from redis import exceptions as redis_errors
+    import redis  # noqa: F401  (the extra's absence is reported at import)
 except ImportError:  # pragma: no cover - the extra is installed in the test environment
     raise MissingExtraError("eventbus", "kvserver", "kvserver", "redis") from None
 
@@ -61,7 +62,7 @@ SUBSCRIBE_TIMEOUT = 5.0
 #: Seconds the listener waits for a message before looking at its commands again.
 POLL = 0.05
 
-_UNREACHABLE = (redis_errors.ConnectionError, redis_errors.TimeoutError)
+_UNREACHABLE = kv_errors()
 
 
 def channel_name(prefix: str, topic: str) -> str:
@@ -243,6 +244,9 @@ class KVServerEventBus(EventBus):
         self._prefix = prefix
         self._listener: _Listener | None = None
         self._listener_lock = threading.Lock()
+        self._unreachable = kv_unreachable(
+            "eventbus", instance, "the key-value server did not answer", keep_cause=True
+        )
         super().__init__(settings, instance=instance)
 
     def _make_dispatcher(self) -> LocalDispatcher:
@@ -279,12 +283,8 @@ class KVServerEventBus(EventBus):
         channel = self._channel(check_topic(topic))
         if self._dispatcher.closed:
             raise EventBusClosedError(self.instance)
-        try:
+        with self._unreachable:
             self._client.publish(channel, data)
-        except _UNREACHABLE as exc:
-            raise ServiceUnavailableError(
-                "eventbus", "the key-value server did not answer", instance=self.instance
-            ) from exc
         self._dispatcher.count_published()
 
     def subscribe(self, topic: str, handler: Handler) -> Subscription:

@@ -1,10 +1,12 @@
-"""What the two HTTP adapters share: one guarded ``httpx`` transport and a bounded GET.
+"""What Google's and Nominatim's adapters share: a bounded JSON GET on the provider base.
 
-Requests go straight to :class:`~toolkit_batteries.core.outbound.httpx_transport.GuardedTransport`
-(https only unless ``allow_insecure``; every resolved address public unless
-``allow_private``; no redirects, no environment proxy). They do not pass through
+The URL rules, the guarded transport, the warnings for a lifted rule and the reading of a
+failure are the provider base's (:mod:`toolkit_batteries.core.outbound.provider`: https
+only unless ``allow_insecure``; every resolved address public unless ``allow_private``;
+no redirects, no environment proxy). Requests go straight to the transport: they do not
+pass through
 ``httpx.Client``, whose INFO log line ``HTTP Request: GET <url>`` would write the full URL,
-and with it a key carried in the query string (``geo_a``), to the application's logs.
+and with it a key carried in the query string (Google's), to the application's logs.
 For the same reason no error raised here contains the URL, the query or a key: errors
 name the service, the instance and the option to look at.
 
@@ -23,19 +25,17 @@ from toolkit_batteries.core.errors import (
     MissingExtraError,
     ServiceUnavailableError,
 )
-from toolkit_batteries.core.outbound import check_url, is_blocked
+from toolkit_batteries.core.outbound import provider
 
 from ..base import GeoProviderError
 from ..options import GeoOptions
 
 try:
     import httpx
-
-    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport
 except ImportError:  # pragma: no cover - the geo extra is part of dev installs
     raise MissingExtraError("geo", "geo_a", "geo", "httpx") from None
 
-__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "HttpTarget", "check_base", "coordinate"]
+__all__ = ["BLOCKED", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "HttpTarget", "coordinate"]
 
 logger = logging.getLogger("toolkit.geo")
 
@@ -51,16 +51,11 @@ def coordinate(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def check_base(url: str, field: str, options: GeoOptions, instance: str) -> str:
-    """Return the configured base URL without a trailing ``/``, or raise naming ``field``."""
-    return check_url(
-        url,
-        service="geo",
-        field=field,
-        instance=instance,
-        allow_insecure=bool(options.allow_insecure),
-        allow_private=bool(options.allow_private),
-    ).rstrip("/")
+#: Why a call the guard refused at connect time failed (names no address).
+BLOCKED = (
+    "resolves to a private, loopback or link-local address (or is plain http); set "
+    "allow_private (allow_insecure) to call it"
+)
 
 
 class HttpTarget:
@@ -76,7 +71,10 @@ class HttpTarget:
         headers: dict[str, str] | None = None,
     ) -> None:
         """``field`` is the option that holds ``base`` (named by errors, never its value)."""
-        self.base = check_base(base, field, options, instance)
+        self._endpoint = provider.endpoint(
+            options, service="geo", default="", instance=instance, field=field, url=base
+        )
+        self.base = self._endpoint.url
         self.field = field
         self.instance = instance
         timeout = options.timeout.total_seconds()
@@ -94,20 +92,8 @@ class HttpTarget:
         self._extensions = {
             "timeout": dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
         }
-        self._transport = GuardedTransport(
-            allow_private=bool(options.allow_private),
-            allow_insecure=bool(options.allow_insecure),
-        )
-        for flag in ("allow_private", "allow_insecure"):
-            if getattr(options, flag):
-                logger.warning(
-                    "geo.%s: %s is on: outbound calls may reach %s",
-                    instance,
-                    flag,
-                    "private, loopback and link-local addresses"
-                    if flag == "allow_private"
-                    else "plain http URLs",
-                )
+        self._transport = provider.httpx_transport(self._endpoint)
+        provider.warn_relaxed(logger, self._endpoint)
 
     def get_json(self, path: str, params: dict[str, str]) -> tuple[int, Any]:
         """GET ``base + path`` with ``params``; return ``(status, decoded JSON body)``."""
@@ -127,17 +113,13 @@ class HttpTarget:
         except (GeoProviderError, InvalidOptionsError):
             raise
         except Exception as exc:
-            if is_blocked(exc):
-                raise InvalidOptionsError(
-                    "geo",
-                    self.field,
-                    "resolves to a private, loopback or link-local address (or is plain "
-                    "http); set allow_private (allow_insecure) to call it",
-                    instance=self.instance,
-                ) from None
-            if isinstance(exc, httpx.TimeoutException):
+            failure = provider.failure_of(exc)
+            kind = failure.kind if failure is not None else None
+            if kind is provider.Kind.BLOCKED:
+                raise provider.blocked_error(self._endpoint, BLOCKED) from None
+            if kind is provider.Kind.TIMEOUT:
                 raise self._unavailable("the provider did not answer in time") from None
-            if isinstance(exc, httpx.HTTPError | OSError):
+            if kind is not None or isinstance(exc, httpx.HTTPError):  # e.g. a bad encoding
                 raise self._unavailable("the provider could not be reached") from None
             raise
         if not body:

@@ -21,10 +21,15 @@ phase. A failed fetch (timeout, connection refused, another status, bad JSON) ra
 outage is never mistaken for a missing key. Bodies over :data:`MAX_CATALOG_BYTES` are
 refused.
 
-Outbound calls are https only unless ``remote.allow_insecure`` and never reach a loopback,
-private or link-local address (judged on the resolved addresses at connect time) unless
-``remote.allow_private``; redirects and environment proxies are not followed. The API key
-never appears in a repr, a log line or an error.
+Outbound calls go through the provider base's guarded client
+(:mod:`toolkit_batteries.core.outbound.provider`): https only unless
+``remote.allow_insecure``, never a loopback, private or link-local address (judged on the
+resolved addresses at connect time) unless ``remote.allow_private``; redirects and
+environment proxies are not followed. The API key never appears in a repr, a log line or
+an error.
+
+The wire format is the toolkit's own (any translation service can serve it), not one
+product's API, so the adapter keeps its neutral name.
 """
 
 from __future__ import annotations
@@ -41,15 +46,13 @@ from toolkit_batteries.core.errors import (
     MissingExtraError,
     ServiceUnavailableError,
 )
-from toolkit_batteries.core.outbound import OutboundBlockedError, check_url
+from toolkit_batteries.core.outbound import OutboundBlockedError, check_url, provider
 from toolkit_batteries.core.tracing import traced
 
 from ..base import Catalog, I18n, plural_rule
 
 try:
     import httpx
-
-    from toolkit_batteries.core.outbound.httpx_transport import GuardedTransport
 except ImportError:  # pragma: no cover - the i18n extra is part of dev installs
     raise MissingExtraError("i18n", "remote", "i18n", "httpx") from None
 
@@ -60,6 +63,8 @@ logger = logging.getLogger("toolkit.i18n")
 #: Largest catalog answer read.
 MAX_CATALOG_BYTES = 8 * 1024 * 1024
 _ABSENT = object()
+#: The base's blocked-address reason, naming this adapter's nested option.
+_BLOCKED = "resolves to a private, loopback or link-local address; set remote.allow_private"
 
 
 def endpoint_of(options: Any, instance: str) -> str:
@@ -116,20 +121,20 @@ class RemoteI18n(I18n):
         self.timeout = timeout
         self.max_in_flight = max_in_flight
         self._slots = threading.BoundedSemaphore(max_in_flight)
-        headers = {"Accept": "application/json"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._client = httpx.Client(
-            transport=GuardedTransport(
-                allow_private=allow_private,
-                allow_insecure=allow_insecure,
-                max_connections=min(max_in_flight, 100),
-            ),
-            headers=headers,
-            timeout=timeout,
-            follow_redirects=False,
-            trust_env=False,
+        self._target = provider.Endpoint(
+            endpoint,
+            "i18n",
+            "remote.endpoint",
+            instance,
+            allow_insecure=allow_insecure,
+            allow_private=allow_private,
         )
+        self._client = provider.httpx_client(
+            self._target, timeout=timeout, max_connections=min(max_in_flight, 100)
+        )
+        self._client.headers["Accept"] = "application/json"
+        if api_key:
+            self._client.headers["Authorization"] = f"Bearer {api_key}"
         self._catalogs: dict[str, Any] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -186,18 +191,14 @@ class RemoteI18n(I18n):
                             "i18n", "the catalog answer is too large", instance=self.instance
                         )
                 return response.status_code, body
-        except OutboundBlockedError:
-            raise InvalidOptionsError(
-                "i18n",
-                "remote.endpoint",
-                "resolves to a private, loopback or link-local address; set remote.allow_private",
-                instance=self.instance,
-            ) from None
-        except httpx.TimeoutException:
-            raise ServiceUnavailableError(
-                "i18n", "the request timed out (remote.timeout)", instance=self.instance
-            ) from None
-        except httpx.HTTPError as exc:
+        except (OutboundBlockedError, httpx.HTTPError) as exc:
+            failure = provider.failure_of(exc)
+            if failure is not None and failure.kind is provider.Kind.BLOCKED:
+                raise provider.blocked_error(self._target, _BLOCKED) from None
+            if failure is not None and failure.kind is provider.Kind.TIMEOUT:
+                raise ServiceUnavailableError(
+                    "i18n", "the request timed out (remote.timeout)", instance=self.instance
+                ) from None
             raise ServiceUnavailableError(
                 "i18n", f"request failed ({type(exc).__name__})", instance=self.instance
             ) from None

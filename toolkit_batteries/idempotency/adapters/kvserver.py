@@ -18,14 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
-from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
 try:
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
+    import redis  # noqa: F401  (the extra's absence is reported at import)
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("idempotency", "kvserver", "kvserver", "redis") from None
 
@@ -34,7 +34,6 @@ __all__ = ["DEFAULT_PREFIX", "KVServerIdempotency"]
 #: Key prefix used when ``kvserver.prefix`` is empty (``{instance}`` is filled in).
 DEFAULT_PREFIX = "toolkit:idempotency:{instance}:"
 
-_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 _Found = tuple[ReservationState, str, bytes | None]
 
 # Returns nil after creating the record, or {state, fingerprint, response} of the live one.
@@ -93,6 +92,7 @@ class KVServerIdempotency(Idempotency):
         self._client = client
         self.prefix = prefix or DEFAULT_PREFIX.format(instance=instance)
         self.target = target
+        self._unreachable = kv_unreachable(self.service_name, instance)
         self._reserve_script = client.register_script(_RESERVE)
         self._commit_script = client.register_script(_COMMIT)
         self._release_script = client.register_script(_RELEASE)
@@ -118,57 +118,38 @@ class KVServerIdempotency(Idempotency):
             target=address.describe(),
         )
 
-    def _unavailable(self, exc: Exception) -> ServiceUnavailableError:
-        return ServiceUnavailableError(
-            self.service_name,
-            f"cannot reach the key-value server ({type(exc).__name__})",
-            instance=self.instance,
-        )
-
     # ------------------------------------------------------------------ primitives
 
     def _reserve(self, key: str, token: str, fingerprint: str, ttl: float) -> _Found | None:
-        try:
+        with self._unreachable:
             fields = self._reserve_script(
                 keys=[self.prefix + key], args=[token, fingerprint, _ms(ttl)]
             )
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return None if fields is None else _found(fields)
 
     def _commit(self, key: str, payload: bytes, ttl: float, token: str) -> bool:
-        try:
+        with self._unreachable:
             return bool(
                 self._commit_script(keys=[self.prefix + key], args=[token, payload, _ms(ttl)])
             )
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def _release(self, key: str, token: str) -> bool:
-        try:
+        with self._unreachable:
             return bool(self._release_script(keys=[self.prefix + key], args=[token]))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def _get(self, key: str) -> _Found | None:
-        try:
+        with self._unreachable:
             fields = self._client.hmget(self.prefix + key, ["s", "f", "r"])
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return None if fields[0] is None else _found(fields)
 
     def _delete(self, key: str) -> bool:
-        try:
+        with self._unreachable:
             return bool(self._client.delete(self.prefix + key))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def ttl_ms(self, key: str) -> int | None:
         """Return the milliseconds ``key``'s record has left, or ``None`` when absent."""
-        try:
+        with self._unreachable:
             left = self._client.pttl(self.prefix + key)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return left if left >= 0 else None
 
     def close(self) -> None:

@@ -19,14 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
-from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import Lock, seconds
 
 try:
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
+    import redis  # noqa: F401  (the extra's absence is reported at import)
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("lock", "kvserver", "kvserver", "redis") from None
 
@@ -35,7 +35,6 @@ __all__ = ["DEFAULT_PREFIX", "KVServerLock"]
 #: Key prefix used when the ``prefix`` option is empty (``{instance}`` is filled in).
 DEFAULT_PREFIX = "toolkit:lock:{instance}:"
 
-_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -82,6 +81,7 @@ class KVServerLock(Lock):
         self._client = client
         self.prefix = prefix or DEFAULT_PREFIX.format(instance=instance)
         self.target = target
+        self._unreachable = kv_unreachable(self.service_name, instance)
         self._release_script = client.register_script(_RELEASE)
         self._refresh_script = client.register_script(_REFRESH)
         self._extend_script = client.register_script(_EXTEND)
@@ -103,52 +103,33 @@ class KVServerLock(Lock):
             target=address.describe(),
         )
 
-    def _unavailable(self, exc: Exception) -> ServiceUnavailableError:
-        return ServiceUnavailableError(
-            self.service_name,
-            f"cannot reach the key-value server ({type(exc).__name__})",
-            instance=self.instance,
-        )
-
     # ------------------------------------------------------------------ primitives
 
     def _try_acquire(self, name: str, token: str, ttl: float) -> bool:
-        try:
+        with self._unreachable:
             return bool(self._client.set(self.prefix + name, token, nx=True, px=_ms(ttl)))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def _release(self, name: str, token: str) -> bool:
-        try:
+        with self._unreachable:
             return bool(self._release_script(keys=[self.prefix + name], args=[token]))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def _refresh(self, name: str, token: str, ttl: float) -> bool:
-        try:
+        with self._unreachable:
             return bool(self._refresh_script(keys=[self.prefix + name], args=[token, _ms(ttl)]))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def _extend(self, name: str, token: str, by: float) -> bool:
-        try:
+        with self._unreachable:
             return bool(self._extend_script(keys=[self.prefix + name], args=[token, _ms(by)]))
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
 
     def _owner(self, name: str) -> str | None:
-        try:
+        with self._unreachable:
             raw = self._client.get(self.prefix + name)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return None if raw is None else raw.decode(errors="replace")
 
     def ttl_ms(self, name: str) -> int | None:
         """Return the milliseconds left on ``name``'s lease, or ``None`` when it is free."""
-        try:
+        with self._unreachable:
             left = self._client.pttl(self.prefix + name)
-        except _UNREACHABLE as exc:
-            raise self._unavailable(exc) from None
         return left if left >= 0 else None
 
     def close(self) -> None:

@@ -1,7 +1,11 @@
 """The notification adapters, by canonical name (default first, as in the catalog).
 
-Values are dotted paths, imported only when an adapter opens, so the text-message SDK,
-httpx and PyJWT cost nothing to a project on the ``log`` adapter.
+Provider modules and classes are named after the product (``twilio.TwilioSMS``,
+``fcm.FCMPush``); the canonical names stay the spec's neutral words, and the product
+names ``twilio`` and ``fcm`` are aliases from the shared ``VENDOR_ALIASES`` table of
+:mod:`toolkit_batteries.core.loading`. Values are dotted paths, imported only when an
+adapter opens, so the text-message SDK, httpx and PyJWT cost nothing to a project on
+the ``log`` adapter.
 """
 
 from __future__ import annotations
@@ -10,8 +14,8 @@ __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
     "log": "toolkit_batteries.notification.adapters.log.LogNotification",
-    "sms": "toolkit_batteries.notification.adapters.sms.SMSNotification",
-    "push": "toolkit_batteries.notification.adapters.push.PushNotification",
+    "sms": "toolkit_batteries.notification.adapters.twilio.TwilioSMS",
+    "push": "toolkit_batteries.notification.adapters.fcm.FCMPush",
 }
 
 #: Battery-specific aliases (alias -> canonical).

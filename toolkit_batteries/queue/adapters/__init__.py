@@ -15,6 +15,7 @@ ADAPTERS: dict[str, str] = {
     "memory": "toolkit_batteries.queue.adapters.memory.MemoryQueue",
     "kvserver": "toolkit_batteries.queue.adapters.kvserver.KVServerQueue",
     "db": "toolkit_batteries.queue.adapters.db.DBQueue",
+    "sqs": "toolkit_batteries.queue.adapters.sqs.SQSQueue",
 }
 
 #: Battery-specific aliases (alias -> canonical).

@@ -51,8 +51,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
-from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import DeadMessage, Message, Queue, QueueError, to_datetime
 
@@ -336,6 +337,9 @@ class KVServerQueue(Queue):
         self.prefix = str(getattr(options, "prefix", "") or "")
         self.address = address
         self._evalsha = client.evalsha
+        self._unreachable = kv_unreachable(
+            self.service_name, instance, "the key-value server is unreachable ({error})"
+        )
         self._push_script = _Lua(_PUSH)
         self._push_one_script = _Lua(_PUSH_ONE)
         self._pop_script = _Lua(_POP)
@@ -384,38 +388,28 @@ class KVServerQueue(Queue):
     def _call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run a client call; turn connection trouble into ServiceUnavailableError."""
         try:
-            return function(*args, **kwargs)
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError) as exc:
-            raise ServiceUnavailableError(
-                self.service_name,
-                f"the key-value server is unreachable ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
+            with self._unreachable:
+                return function(*args, **kwargs)
         except redis_errors.RedisError as exc:
-            raise QueueError(
-                f"queue.{self.instance}: the key-value server refused a command "
-                f"({type(exc).__name__})"
-            ) from None
+            raise self._refused(exc) from None
 
     def _script(self, script: _Lua, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """Run a script by its digest, loading it first when the server lacks it."""
         try:
-            try:
-                return self._evalsha(script.sha, len(keys), *keys, *args)
-            except redis_errors.NoScriptError:  # a restarted or flushed server
-                self.client.script_load(script.source)
-                return self._evalsha(script.sha, len(keys), *keys, *args)
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError) as exc:
-            raise ServiceUnavailableError(
-                self.service_name,
-                f"the key-value server is unreachable ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
+            with self._unreachable:
+                try:
+                    return self._evalsha(script.sha, len(keys), *keys, *args)
+                except redis_errors.NoScriptError:  # a restarted or flushed server
+                    self.client.script_load(script.source)
+                    return self._evalsha(script.sha, len(keys), *keys, *args)
         except redis_errors.RedisError as exc:
-            raise QueueError(
-                f"queue.{self.instance}: the key-value server refused a command "
-                f"({type(exc).__name__})"
-            ) from None
+            raise self._refused(exc) from None
+
+    def _refused(self, exc: Exception) -> QueueError:
+        """Return the error of a command the server answered with a refusal."""
+        return QueueError(
+            f"queue.{self.instance}: the key-value server refused a command ({type(exc).__name__})"
+        )
 
     # ------------------------------------------------------------------ operations
 

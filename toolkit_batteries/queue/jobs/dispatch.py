@@ -20,8 +20,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
-from toolkit_batteries.core.errors import ToolkitError
-
+from ..errors import DispatcherClosedError
 from .payload import encode
 from .registry import Job, JobRegistry, registry
 from .settings import JobsSettings, load_jobs_settings
@@ -42,12 +41,6 @@ __all__ = [
 
 #: Queue topics of jobs are ``jobs:<queue name>``.
 TOPIC_PREFIX = "jobs:"
-
-
-class DispatcherClosedError(ToolkitError, RuntimeError):
-    """A dispatch after the dispatcher (or the container holding its queue) closed."""
-
-    code = "dispatcher_closed"
 
 
 class Dispatcher(Protocol):

@@ -14,13 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import PayloadError
+
 __all__ = ["Call", "PayloadError", "decode", "encode"]
 
 VERSION = 1
-
-
-class PayloadError(ValueError):
-    """A queue message is not a job call this version understands."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,24 +26,12 @@ from typing import Any
 
 from toolkit_batteries.core.groups import RetryPolicy
 
+from ..errors import UnknownJobError
 from .backoff import retry_policy
 
 __all__ = ["Job", "JobRegistry", "UnknownJobError", "job", "registry"]
 
 _QUEUE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
-
-
-class UnknownJobError(LookupError):
-    """A job name that no registered job carries."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        super().__init__(
-            f'no job named "{name}" is registered (is its module imported on this side?)'
-        )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class Job:

@@ -34,23 +34,14 @@ from typing import Any
 
 from toolkit_batteries.core.options import option, options_class
 from toolkit_batteries.core.redaction import redact_string
-from toolkit_batteries.core.sidesettings import SideSetting, SideSettingError, read_side_setting
+from toolkit_batteries.core.sidesettings import SideSetting, read_side_setting
+
+from ..errors import JobsConfigurationError
 
 __all__ = ["DISPATCHERS", "JobsConfigurationError", "JobsSettings", "load_jobs_settings"]
 
 #: The dispatcher names ``TOOLKIT_JOBS["dispatcher"]`` accepts.
 DISPATCHERS = ("queue", "celery")
-
-
-class JobsConfigurationError(SideSettingError):
-    """``TOOLKIT_JOBS`` (or a ``TOOLKIT_JOBS__*`` variable) is wrong."""
-
-    code = "invalid_configuration"
-
-    def __init__(
-        self, key: str, reason: str, *, setting: str = "TOOLKIT_JOBS", source: str = ""
-    ) -> None:
-        super().__init__(key, reason, setting=setting, source=source)
 
 
 @options_class

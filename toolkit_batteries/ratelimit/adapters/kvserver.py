@@ -34,6 +34,7 @@ from typing import Any, Self
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_unreachable
 from toolkit_batteries.ratelimit.base import (
     Decision,
     Limits,
@@ -85,8 +86,6 @@ return {0, tostring(tokens), tostring((cost - tokens) * 1000 / rate)}
 #: What ``SCRIPT LOAD`` answers for :data:`SCRIPT` (computed here, checked at open).
 SCRIPT_SHA = hashlib.sha1(SCRIPT.encode()).hexdigest()  # Redis names scripts by SHA-1
 
-_UNREACHABLE = (redis_errors.ConnectionError, redis_errors.TimeoutError)
-
 
 def bucket_key(prefix: str, key: str) -> str:
     """Return the server key of ``key``'s bucket: ``<prefix>ratelimit:<key>``."""
@@ -114,6 +113,9 @@ class KVServerRateLimiter(RateLimiter):
         self._prefix = f"{prefix}ratelimit:"
         self._clock = clock
         self._closed = False
+        self._unreachable = kv_unreachable(
+            "ratelimit", instance, "the key-value server did not answer", keep_cause=True
+        )
         ttl_ms = max(1, math.ceil(limits.forget_after * 1000))
         # The arguments that never change, rendered once.
         self._args = (repr(limits.rate), str(limits.burst))
@@ -143,14 +145,12 @@ class KVServerRateLimiter(RateLimiter):
         now = "" if self._clock is None else repr(self._clock() * 1000)
         args = (*self._args, cost, self._ttl, now)
         name = self._prefix + bounded_key(key)
-        try:
+        with self._unreachable:
             try:
                 allowed, tokens, retry_ms = self._client.evalsha(SCRIPT_SHA, 1, name, *args)
             except redis_errors.NoScriptError:  # the server restarted or flushed scripts
                 self._load_script()
                 allowed, tokens, retry_ms = self._client.evalsha(SCRIPT_SHA, 1, name, *args)
-        except _UNREACHABLE as exc:
-            raise self._unavailable() from exc
         left = float(tokens)
         if allowed:
             return Decision(True, int(left), 0.0, burst)
@@ -160,26 +160,17 @@ class KVServerRateLimiter(RateLimiter):
         """Delete ``key``'s bucket on the server."""
         if self._closed:
             raise RateLimiterClosedError(self.instance)
-        try:
+        with self._unreachable:
             self._client.delete(self._prefix + bounded_key(key))
-        except _UNREACHABLE as exc:
-            raise self._unavailable() from exc
 
     def close(self) -> None:
         """Refuse later calls; the shared client belongs to the container's registry."""
         self._closed = True
 
     def _load_script(self) -> None:
-        try:
+        with self._unreachable:
             sha = self._client.script_load(SCRIPT)
-        except _UNREACHABLE as exc:
-            raise self._unavailable() from exc
         if sha != SCRIPT_SHA:  # pragma: no cover - a server that hashes differently
             raise ServiceUnavailableError(
                 "ratelimit", "the server named the script unexpectedly", instance=self.instance
             )
-
-    def _unavailable(self) -> ServiceUnavailableError:
-        return ServiceUnavailableError(
-            "ratelimit", "the key-value server did not answer", instance=self.instance
-        )

@@ -30,8 +30,9 @@ from collections.abc import Callable
 from typing import Any, Self
 
 from toolkit_batteries.core.adapter import OpenContext
-from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_errors, kv_unreachable
 from toolkit_batteries.resilience.backoff import Random
 from toolkit_batteries.resilience.base import Policy, PolicySettings, settings_from_options
 from toolkit_batteries.resilience.breaker import BreakerConfig, Permit, Refused
@@ -185,7 +186,7 @@ return {state, gen, 0, '0'}
 #: What ``SCRIPT LOAD`` answers for :data:`SCRIPT`.
 SCRIPT_SHA = hashlib.sha1(SCRIPT.encode()).hexdigest()  # Redis names scripts by SHA-1
 
-_UNREACHABLE = (redis_errors.ConnectionError, redis_errors.TimeoutError)
+_UNREACHABLE = kv_errors()
 #: Seconds between two "breaker store unreachable" warnings.
 WARN_EVERY = 10.0
 #: Seconds during which an unreachable store is not asked again.
@@ -212,6 +213,9 @@ class KVServerBreakerStore:
         self.config = config
         self._prefix = prefix
         self._instance = instance
+        self._unreachable = kv_unreachable(
+            "resilience", instance, "the key-value server did not answer", keep_cause=True
+        )
         self._warned = -WARN_EVERY
         self._skip_until = 0.0
         ttl = 2 * max(config.interval_ms, config.timeout_ms)
@@ -237,10 +241,8 @@ class KVServerBreakerStore:
 
     def load(self) -> None:
         """Load the script (at open); raise :class:`ServiceUnavailableError` if unreachable."""
-        try:
+        with self._unreachable:
             self._client.script_load(SCRIPT)
-        except _UNREACHABLE as exc:
-            raise self._unavailable() from exc
 
     def _run(self, op: str, name: str, now_ms: float | None, *extra: str) -> list[Any]:
         now = "" if now_ms is None else repr(now_ms)
@@ -289,22 +291,13 @@ class KVServerBreakerStore:
 
     def state(self, name: str, now_ms: float | None) -> str:
         """Return the state a call arriving now would find."""
-        try:
+        with self._unreachable:
             return self._run("state", name, now_ms)[0].decode()
-        except _UNREACHABLE as exc:
-            raise self._unavailable() from exc
 
     def reset(self, name: str) -> None:
         """Delete the breaker's hash: it is closed with empty counts."""
-        try:
+        with self._unreachable:
             self._client.delete(self.key(name))
-        except _UNREACHABLE as exc:
-            raise self._unavailable() from exc
-
-    def _unavailable(self) -> ServiceUnavailableError:
-        return ServiceUnavailableError(
-            "resilience", "the key-value server did not answer", instance=self._instance
-        )
 
 
 class KVServerPolicy(Policy):

@@ -1,10 +1,11 @@
 """The search adapters, by canonical name (default first, as in the catalog).
 
-Values are dotted paths, imported only when an adapter opens, so the search server's
-client costs nothing to a project on ``db``. ``sqlserver`` and ``sqlfile`` are the older
-SQL names of ``db`` (the spec keeps them as aliases; the DSN picks the database either
-way); the vendor aliases (``meilisearch`` -> ``searchengine``, ``postgres``, ``sqlite``)
-come from the shared table of :mod:`toolkit_batteries.core.loading`.
+``searchengine`` is Meilisearch (``meilisearch.py: MeilisearchSearch``). Values are dotted
+paths, imported only when an adapter opens, so the Meilisearch client costs nothing to a
+project on ``db``. ``db`` runs on PostgreSQL (``postgres``) and SQLite (``sqlite``);
+``sqlserver`` and ``sqlfile`` are the spec's older SQL names of it (kept as aliases; the
+DSN picks the database either way); ``meilisearch`` comes from the shared table of
+:mod:`toolkit_batteries.core.loading`.
 """
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
     "db": "toolkit_batteries.search.adapters.db.DBSearch",
-    "searchengine": "toolkit_batteries.search.adapters.searchengine.SearchEngineSearch",
+    "searchengine": "toolkit_batteries.search.adapters.meilisearch.MeilisearchSearch",
 }
 
 #: Battery-specific aliases (alias -> canonical).
 ALIASES: dict[str, str] = {
-    "sqlserver": "db",
-    "sqlfile": "db",
-    "sql": "db",
     "postgres": "db",
     "postgresql": "db",
     "sqlite": "db",
     "sqlite3": "db",
+    "sqlserver": "db",
+    "sqlfile": "db",
+    "sql": "db",
 }

@@ -22,19 +22,17 @@ for that address and database (``ctx.pools.kvserver``). Needs the ``kvserver`` e
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
-from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.core.transport import kv_unreachable
 from toolkit_batteries.session.base import DEFAULT_TTL, Clock, SessionStore
 
 try:
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
+    import redis  # noqa: F401  (the extra's absence is reported at import)
 except ImportError:  # pragma: no cover - the kvserver extra is missing
     raise MissingExtraError("session", "kvserver", "kvserver", "redis") from None
 
@@ -60,6 +58,10 @@ class KVServerSessionStore(SessionStore):
         clock: Clock = time.time,
     ) -> None:
         super().__init__(ttl=ttl, instance=instance, clock=clock)
+        # A lost server becomes ServiceUnavailableError (no address in the message).
+        self._unreachable = kv_unreachable(
+            self.service_name, instance, "the key-value server did not answer ({error})"
+        )
         self.client = client
         #: Every key starts with this: the ``kvserver.prefix`` option, then ``session:``,
         #: then ``<instance>:`` for every instance but ``default`` (whose keys predate
@@ -79,43 +81,31 @@ class KVServerSessionStore(SessionStore):
         return self.key_prefix + session_id
 
     def _insert(self, session_id: str, payload: str, ttl_ms: int) -> bool:
-        with self._errors():
+        with self._unreachable:
             return bool(self.client.set(self.key(session_id), payload, px=ttl_ms, nx=True))
 
     def _fetch(self, session_id: str) -> str | None:
-        with self._errors():
+        with self._unreachable:
             raw = self.client.get(self.key(session_id))
         if raw is None:
             return None
         return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
     def _replace(self, session_id: str, payload: str) -> bool:
-        with self._errors():
+        with self._unreachable:
             return bool(self.client.set(self.key(session_id), payload, xx=True, keepttl=True))
 
     def _extend(self, session_id: str, ttl_ms: int) -> bool:
-        with self._errors():
+        with self._unreachable:
             return bool(self.client.pexpire(self.key(session_id), ttl_ms))
 
     def _rewrite(self, session_id: str, payload: str, ttl_ms: int) -> bool:
-        with self._errors():
+        with self._unreachable:
             return bool(self.client.set(self.key(session_id), payload, xx=True, px=ttl_ms))
 
     def _remove(self, session_id: str) -> None:
-        with self._errors():
+        with self._unreachable:
             self.client.delete(self.key(session_id))
-
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """Turn a lost server into ServiceUnavailableError (no address in the message)."""
-        try:
-            yield
-        except (RedisConnectionError, RedisTimeoutError) as exc:
-            raise ServiceUnavailableError(
-                self.service_name,
-                f"the key-value server did not answer ({type(exc).__name__})",
-                instance=self.instance,
-            ) from None
 
     def close(self) -> None:
         """Do nothing: the container's registry owns the shared client."""

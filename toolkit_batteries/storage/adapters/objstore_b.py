@@ -1,50 +1,11 @@
-"""The ``objstore_b`` adapter: the second object store's S3 API at its account endpoint.
+"""The ``objstore_b`` adapter's first module path, kept for settings and migrations.
 
-The same django-storages ``S3Storage`` as ``objstore``, pointed at
-``https://<account_id>.r2.cloudflarestorage.com`` (``endpoint`` overrides it), signing
-for region ``auto`` unless ``region`` names another. ``account_id`` is required unless
-``endpoint`` is set.
-
-That store's S3 API has no bucket policies: public access is set on the store's side (a
-public bucket domain, served under ``public_url``). So ``sync_policy`` checks each listed
-bucket exists and fails for a bucket whose policy asks for public access (``sync_fail``
-then warns or fails the open), instead of pretending to have pushed it.
+The adapter lives in :mod:`toolkit_batteries.storage.adapters.r2` (``R2Storage``); a
+``STORAGES`` entry or a migration naming ``...objstore_b.ObjStoreBStorage`` still loads it.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
-from ..base import PolicySyncError
-from .objstore import ObjStoreStorage
+from .r2 import R2Storage as ObjStoreBStorage
 
 __all__ = ["ObjStoreBStorage"]
-
-_ACCOUNT = re.compile(r"[A-Za-z0-9]{1,64}")
-
-
-class ObjStoreBStorage(ObjStoreStorage):
-    """The second object store's S3 API at its ``account_id`` endpoint."""
-
-    adapter_name = "objstore_b"
-
-    def endpoint_of(self, options: Any) -> str:
-        if options.endpoint:
-            return super().endpoint_of(options)
-        if not options.account_id:
-            raise self.invalid("account_id", "is required by objstore_b (or set endpoint)")
-        if not _ACCOUNT.fullmatch(options.account_id):
-            raise self.invalid("account_id", "must be letters and digits only")
-        return f"https://{options.account_id}.r2.cloudflarestorage.com"
-
-    def region_of(self, options: Any) -> str:
-        return "auto" if options.region in ("", "us-east-1") else options.region
-
-    def _sync_bucket(self, bucket: str) -> None:
-        self.client.head_bucket(Bucket=bucket)
-        if self.bucket_policy_document(bucket) is not None:
-            raise PolicySyncError(
-                f"storage.{self.instance}: objstore_b has no bucket policies; make "
-                f'bucket "{bucket}" public on the store\'s side'
-            )

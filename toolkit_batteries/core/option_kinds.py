@@ -1,0 +1,378 @@
+"""Shape rules an option declares, checked by the one core system check.
+
+An option states what a well-formed value looks like next to its default, so no battery
+hand-writes "is negative" or "not a SQL target" checks::
+
+    max_entries: int = option(1000, checks=non_negative("toolkit_cache.E004"))
+    dsn: str = option("", checks=sql_target("toolkit_cache.E003", adapters=("db",)))
+
+A rule for an inherited field (a shared option group) or for several fields at once is
+declared on the options class instead, with the fields it covers::
+
+    __checks__ = (kv_address("toolkit_cache.E002", adapters=("kvserver",)),)
+
+:func:`toolkit_batteries.core.checks.declared_option_messages` walks every configured
+instance's options by these declarations and reports with each rule's own check ID (the
+battery's, so messages and IDs stay those of the battery). A rule's message names the
+service, instance and field, never the value. Rules are checks, not decoding: a value that
+breaks one still loads (``manage.py check`` reports it), exactly as the hand-written checks
+they replace did. This module imports nothing heavy: options classes import it at settings
+time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+__all__ = [
+    "NEGATIVE_HINT",
+    "Rule",
+    "RuleContext",
+    "between",
+    "both_or_neither",
+    "choice",
+    "kv_address",
+    "matches",
+    "non_negative",
+    "opens",
+    "path_under",
+    "positive",
+    "required",
+    "reserved_kv_url",
+    "secret_set",
+    "sql_target",
+    "url",
+    "warn_when_set",
+]
+
+#: The hint of the "is negative" rules.
+NEGATIVE_HINT = "use a positive value, or leave it unset for the default"
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_FIELD_MESSAGE = '{where}: option "{field}" {reason}'
+_SQL_HINT = "use a postgres:// URL, a libpq string or a SQLite file path"
+_KV_HINT = "use host:port or a redis:// / rediss:// URL; require_tls needs tls or a rediss:// URL"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleContext:
+    """What a rule sees besides the value: where the options come from."""
+
+    service: str
+    instance: str
+    adapter: str
+    options: Any
+
+    @property
+    def where(self) -> str:
+        """``service.instance``, the prefix of every message."""
+        return f"{self.service}.{self.instance}"
+
+
+#: ``test(value, context, field)`` returns a value-free reason, or ``None`` when fine.
+Test = Callable[[Any, RuleContext, str], "str | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One shape rule: which fields, which adapters, which check ID and text."""
+
+    id: str
+    test: Test
+    fields: tuple[str, ...] = ()
+    hint: str | None = None
+    adapters: tuple[str, ...] = ()
+    #: Adapters the rule skips (``("memory",)``: every adapter that stores elsewhere).
+    unless: tuple[str, ...] = ()
+    #: Template over ``{where}``, ``{field}``, ``{reason}``, ``{adapter}``, ``{instance}``,
+    #: and ``{INSTANCE}``/``{FIELD}`` (upper case, as in environment variable names).
+    message: str = _FIELD_MESSAGE
+    #: One message per failing field; ``False``: one message for the first failing field.
+    each: bool = True
+    warning: bool = False
+
+    def on(self, *fields: str) -> Rule:
+        """Return this rule for ``fields`` (dotted paths), for a class-level declaration."""
+        return replace(self, fields=fields)
+
+    def applies(self, adapter: str) -> bool:
+        """Tell whether instances on ``adapter`` are checked by this rule."""
+        return (not self.adapters or adapter in self.adapters) and adapter not in self.unless
+
+    def render(self, text: str, context: RuleContext, field: str, reason: str) -> str:
+        """Fill a message or hint template; other braces (a JSON example) stay as written."""
+        values = {
+            "where": context.where,
+            "field": field,
+            "reason": reason,
+            "adapter": context.adapter,
+            "instance": context.instance,
+            "INSTANCE": context.instance.upper(),
+            "FIELD": field.replace(".", "__").upper(),
+        }
+        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def _rule(test: Test, check_id: str, **kwargs: Any) -> Rule:
+    return Rule(id=check_id, test=test, **{k: v for k, v in kwargs.items() if v is not None})
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def non_negative(check_id: str, *, hint: str | None = NEGATIVE_HINT, **kwargs: Any) -> Rule:
+    """Require a number, size or duration that is not below zero (``option "x" is negative``)."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        number = _number(value)
+        return "is negative" if number is not None and number < 0 else None
+
+    return _rule(test, check_id, hint=hint, **kwargs)
+
+
+def positive(check_id: str, **kwargs: Any) -> Rule:
+    """Require a number or duration above zero (``option "x" is not positive``)."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        number = _number(value)
+        return "is not positive" if number is not None and number <= 0 else None
+
+    return _rule(test, check_id, **kwargs)
+
+
+def between(check_id: str, low: float, high: float, **kwargs: Any) -> Rule:
+    """Require a number or duration (in seconds) within ``[low, high]``."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        number = _number(value)
+        if number is None or low <= number <= high:
+            return None
+        return f"is not between {low:g} and {high:g}"
+
+    return _rule(test, check_id, **kwargs)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def choice(check_id: str, choices: tuple[str, ...], **kwargs: Any) -> Rule:
+    """Require a string that is empty (unset) or one of ``choices``."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        if not value or str(value) in choices:
+            return None
+        return "must be one of: " + ", ".join(choices)
+
+    return _rule(test, check_id, **kwargs)
+
+
+def matches(check_id: str, pattern: str, reason: str, **kwargs: Any) -> Rule:
+    """Require a string that is empty (unset) or matches ``pattern`` in full."""
+    compiled = re.compile(pattern)
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        text = str(value or "").strip()
+        return reason if text and not compiled.fullmatch(text) else None
+
+    return _rule(test, check_id, **kwargs)
+
+
+def required(
+    check_id: str, reason: str = "is required by the {adapter} adapter", **kwargs: Any
+) -> Rule:
+    """Require a string that is not blank on the rule's adapters."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        return None if str(value or "").strip() else reason
+
+    return _rule(test, check_id, **kwargs)
+
+
+def secret_set(check_id: str, reason: str = "is not set", **kwargs: Any) -> Rule:
+    """Require a secret to be set (the reason never includes it: it is empty)."""
+    return required(check_id, reason, **kwargs)
+
+
+def warn_when_set(check_id: str, reason: str, **kwargs: Any) -> Rule:
+    """Warn about an option that is set: ignored (reserved, legacy) or risky (a flag on)."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        is_set = bool(value) and (not isinstance(value, str) or bool(value.strip()))
+        return reason if is_set else None
+
+    kwargs.setdefault("warning", True)
+    return _rule(test, check_id, **kwargs)
+
+
+def path_under(check_id: str, base: Callable[[], str], **kwargs: Any) -> Rule:
+    """Require a relative path that stays inside ``base()`` (no ``..`` escape, no absolute path)."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        import os
+
+        text = str(value or "").strip()
+        if not text:
+            return None
+        root = os.path.realpath(base())
+        full = os.path.realpath(os.path.join(root, text))
+        return None if full == root or full.startswith(root + os.sep) else "escapes its base"
+
+    return _rule(test, check_id, **kwargs)
+
+
+# --------------------------------------------------------------------------- connections
+
+
+def sql_target(check_id: str, *, hint: str | None = _SQL_HINT, **kwargs: Any) -> Rule:
+    """Require a DSN, when set, to be a SQL target (PostgreSQL URL or keywords, SQLite path)."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        from .pools import parse_sql_target
+
+        text = str(value or "")
+        if not text.strip():
+            return None
+        try:
+            parse_sql_target(text)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    return _rule(test, check_id, hint=hint, **kwargs)
+
+
+def kv_address(
+    check_id: str, *, block: str = "", hint: str | None = _KV_HINT, **kwargs: Any
+) -> Rule:
+    """Require a key-value server connection that resolves without connecting.
+
+    ``block`` names the nested ``kvserver`` block (its ``url`` is reserved and ignored);
+    without it the connection keys are flat and the flat ``url`` wins over ``addr``. The
+    message is the resolver's own, naming the field (inside the block) and never the value.
+    """
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        from .errors import InvalidOptionsError
+        from .pools import resolve_kv_address
+
+        url = "" if block else str(getattr(value, "url", "") or "")
+        try:
+            resolve_kv_address(context.service, value, instance=context.instance, url=url)
+        except InvalidOptionsError as exc:
+            text = str(exc)
+            return text.replace('option "', f'option "{block}.', 1) if block else text
+        return None
+
+    return _rule(test, check_id, hint=hint, fields=(block or "",), message="{reason}", **kwargs)
+
+
+def url(
+    check_id: str,
+    *,
+    insecure: str | None = "allow_insecure",
+    private: str | None = "allow_private",
+    default: str = "",
+    skip_prefix: str = "",
+    always: tuple[str, ...] = (),
+    **kwargs: Any,
+) -> Rule:
+    """Require an outbound URL the URL checker allows.
+
+    https (http only with ``insecure``), no private host unless ``private``, no
+    credentials. ``insecure``/``private`` name boolean options by path (``None``: never
+    allowed; ``"*"``: always allowed). Empty takes ``default``; an empty URL with no
+    default is not checked, except on the ``always`` adapters (where it is required).
+    The message is the URL checker's own.
+    """
+
+    def flag(context: RuleContext, name: str | None) -> bool:
+        if name == "*":
+            return True
+        value: Any = context.options
+        for part in (name or "").split("."):
+            value = getattr(value, part, False) if part else False
+        return bool(value)
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        from .errors import InvalidOptionsError
+        from .outbound import check_url
+
+        text = str(value or "").strip() or default
+        if not text and context.adapter not in always:
+            return None
+        if skip_prefix and text.lower().startswith(skip_prefix):
+            return None
+        try:
+            check_url(
+                text,
+                service=context.service,
+                field=field,
+                instance=context.instance,
+                allow_insecure=flag(context, insecure),
+                allow_private=flag(context, private),
+                insecure_option=insecure if insecure and insecure != "*" else "allow_insecure",
+                private_option=private if private and private != "*" else "allow_private",
+            )
+        except InvalidOptionsError as exc:
+            return str(exc)
+        return None
+
+    kwargs.setdefault("message", "{reason}")
+    return _rule(test, check_id, **kwargs)
+
+
+def reserved_kv_url(check_id: str, hint: str, **kwargs: Any) -> Rule:
+    """Warn that the spec-reserved ``kvserver.url`` is set (it is ignored)."""
+    kwargs.setdefault("adapters", ("kvserver",))
+    return warn_when_set(check_id, "is reserved and ignored", hint=hint, **kwargs).on(
+        "kvserver.url"
+    )
+
+
+def opens(check_id: str, validator: str, *, skip_empty: bool = False, **kwargs: Any) -> Rule:
+    """Require the options to pass the validation opening runs (``"module:function"``).
+
+    ``function(value, instance=...)`` (the whole options, or one field's value with
+    ``.on(field)``) raises ``InvalidOptionsError`` naming the field;
+    the check reports that text, so ``manage.py check`` fails the way opening would. The
+    module is imported only when the check runs.
+    """
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        from importlib import import_module
+
+        from .errors import InvalidOptionsError
+
+        if skip_empty and not value:
+            return None
+        module, _, name = validator.partition(":")
+        try:
+            getattr(import_module(module), name)(value, instance=context.instance)
+        except InvalidOptionsError as exc:
+            return str(exc)
+        return None
+
+    return _rule(test, check_id, fields=("",), message="{reason}", **kwargs)
+
+
+def both_or_neither(check_id: str, first: str, second: str, **kwargs: Any) -> Rule:
+    """Require two options to be set together or not at all (a key id and its secret)."""
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        if bool(getattr(value, first, None)) == bool(getattr(value, second, None)):
+            return None
+        return f'only one of "{first}" and "{second}" is set'
+
+    kwargs.setdefault("message", "{where}: {reason}")
+    return _rule(test, check_id, fields=("",), **kwargs)
