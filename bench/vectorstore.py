@@ -125,6 +125,8 @@ def bench_sqlite() -> list[Result]:
     import sqlean
     import sqlite_vec
 
+    from toolkit_batteries.vectorstore.base import Query
+
     vectors, queries = _data()
     exact = _exact(vectors, queries)
     with tempfile.TemporaryDirectory(prefix="bench-vectorstore-") as folder:
@@ -157,7 +159,9 @@ def bench_sqlite() -> list[Result]:
 
             def scan(n: int) -> None:
                 for i in range(n):
-                    store._scan_sqlite_vec("bench", tuple(query_list[i % QUERIES]), K, "cosine", {})
+                    store._scan_sqlite_vec(
+                        Query("bench", tuple(query_list[i % QUERIES]), K, "cosine", {})
+                    )
 
             mine, theirs = best_interleaved(ours, base, QUERIES, repeats=3)
             scanned, theirs_again = best_interleaved(scan, base, QUERIES, repeats=2)
@@ -165,7 +169,10 @@ def bench_sqlite() -> list[Result]:
                 [int(m.id[1:]) for m in store.query(q, k=K, namespace="bench")] for q in query_list
             ]
             scan_found = [
-                [int(m.id[1:]) for m in store._scan_sqlite_vec("bench", tuple(q), K, "cosine", {})]
+                [
+                    int(m.id[1:])
+                    for m in store._scan_sqlite_vec(Query("bench", tuple(q), K, "cosine", {}))
+                ]
                 for q in query_list
             ]
             raw_found = [[row[0] for row in raw.execute(knn, (q,)).fetchall()] for q in query_blobs]

@@ -22,7 +22,8 @@ from django.conf import settings
 from hypothesis import settings as hypothesis_settings
 
 from tests.support.batteries import BatteryOpener
-from tests.support.redis_server import drop_redis_prefix
+from tests.support.processes import serving
+from tests.support.redis_server import PrivateRedis, drop_redis_prefix
 
 # The suite is a gate, so Hypothesis runs the same examples every time (as its CI profile
 # does); set TOOLKIT_FUZZ_RANDOM=1 to explore new random inputs locally.
@@ -31,15 +32,16 @@ if not os.environ.get("TOOLKIT_FUZZ_RANDOM"):
     hypothesis_settings.load_profile("toolkit")
 
 
-def _reachable(url: str, default_port: int) -> bool:
+def _reachable(url: str, default_port: int, product: str) -> str:
+    """Return ``url`` when its server answers; fail the test (never skip it) when not."""
     parts = urlsplit(url)
     try:
         with socket.create_connection(
             (parts.hostname or "127.0.0.1", parts.port or default_port), 2
         ):
-            return True
+            return url
     except OSError:
-        return False
+        pytest.fail(f"{product} is unreachable at 127.0.0.1:{default_port}; run `make services`")
 
 
 @pytest.fixture(autouse=True)
@@ -70,10 +72,7 @@ def migrate_database(entry: dict) -> str:
 @pytest.fixture(scope="session")
 def postgres_server_dsn() -> str:
     """Return the DSN of the real PostgreSQL server's ``test`` database (not migrated)."""
-    dsn = settings.TEST_POSTGRES_DSN
-    if not _reachable(dsn, 5432):
-        pytest.fail("PostgreSQL is unreachable at 127.0.0.1:5432; run `make services`")
-    return dsn
+    return _reachable(settings.TEST_POSTGRES_DSN, 5432, "PostgreSQL")
 
 
 @pytest.fixture(scope="session")
@@ -123,13 +122,26 @@ def sqlite_dsn(_sqlite_template: Path, tmp_path: Path) -> str:
     return str(path)
 
 
+@pytest.fixture
+def private_redis() -> Iterator[PrivateRedis]:
+    """Run a redis-server of this test's own, which the test may stop; killed at teardown."""
+    yield from serving(PrivateRedis())
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     """Return the URL of the real Redis server, failing the test if it is down."""
-    url = settings.TEST_REDIS_URL
-    if not _reachable(url, 6379):
-        pytest.fail("Redis is unreachable at 127.0.0.1:6379; run `make services`")
-    return url
+    return _reachable(settings.TEST_REDIS_URL, 6379, "Redis")
+
+
+@pytest.fixture
+def raw(redis_url: str) -> Iterator[Any]:
+    """Return a plain client on the shared Redis, to see or plant what a battery stores."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
 
 
 @pytest.fixture(scope="session")

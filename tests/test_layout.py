@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "toolkit_batteries"
 
@@ -89,26 +91,33 @@ def cli_commands() -> list[Path]:
     )
 
 
-def test_no_management_command_imports_the_cli() -> None:
-    commands = management_commands()
-    assert len(commands) >= 10  # the glob finds them (queue_work, serve, doctor, ...)
+@pytest.mark.parametrize(
+    ("find", "at_least", "violations", "rule"),
+    [
+        (
+            management_commands,
+            10,  # the glob finds them (queue_work, serve, doctor, ...)
+            violations_of_management_command,
+            "management commands must call plain modules, not the CLI",
+        ),
+        (
+            cli_commands,
+            20,
+            violations_of_cli_command,
+            "CLI commands must call plain modules, not management commands",
+        ),
+    ],
+    ids=["no-management-command-imports-the-cli", "no-cli-command-imports-a-management-command"],
+)
+def test_commands_call_plain_modules(find, at_least, violations, rule) -> None:
+    commands = find()
+    assert len(commands) >= at_least
     bad = {
         module_name(path): found
         for path in commands
-        if (found := violations_of_management_command(path.read_text(), module_name(path)))
+        if (found := violations(path.read_text(), module_name(path)))
     }
-    assert bad == {}, "management commands must call plain modules, not the CLI"
-
-
-def test_no_cli_command_imports_a_management_command_module() -> None:
-    commands = cli_commands()
-    assert len(commands) >= 20
-    bad = {
-        module_name(path): found
-        for path in commands
-        if (found := violations_of_cli_command(path.read_text(), module_name(path)))
-    }
-    assert bad == {}, "CLI commands must call plain modules, not management commands"
+    assert bad == {}, rule
 
 
 def test_the_detector_sees_each_way_of_breaking_the_rule() -> None:

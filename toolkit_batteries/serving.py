@@ -26,6 +26,7 @@ configured.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -250,6 +251,8 @@ def serve(
             values["proc_name"] = project
         if not any(key.startswith("control_socket") for key in from_file):
             values["control_socket_disable"] = True
+        if "post_worker_init" not in from_file:
+            values["post_worker_init"] = _freeze_loaded_objects
         return {k: v for k, v in values.items() if k in _known_settings()}
 
     try:
@@ -266,6 +269,10 @@ def serve(
         ) from None
     say(f"serving {project} on {_url(chosen['bind'])} (SIGTERM or Ctrl-C stops it)")
     master = os.getpid()
+    # What the master loaded (Django, settings, the preflight) lives as long as it does:
+    # out of the collector's sight, workers share those pages instead of copying them,
+    # and neither process walks them again on its way out.
+    gc.freeze()
     try:
         server.run()
     except SystemExit as exc:
@@ -274,6 +281,16 @@ def serve(
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code:
             raise ServeError(f"gunicorn stopped with status {code} (see its log above)") from None
+
+
+def _freeze_loaded_objects(worker: Any) -> None:
+    """gunicorn ``post_worker_init``: move the loaded application out of the collector's sight.
+
+    The application lives until the worker exits, so collecting it is wasted work; without
+    this, the worker's exit spends seconds in a final full collection over the Django heap
+    (measured: 4 s of a 9 s ``toolkit serve`` shutdown on a loaded two-core machine).
+    """
+    gc.freeze()
 
 
 def is_development() -> bool:

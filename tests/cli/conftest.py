@@ -25,6 +25,19 @@ from django.core.management.utils import get_random_secret_key
 
 SCRIPT = Path(sys.executable).parent / "toolkit"
 REPO = Path(__file__).resolve().parents[2]
+#: ``toolkit generate``'s subcommands in the order help, the catalog and completion list them.
+GENERATE = [
+    "module",
+    "entity",
+    "job",
+    "schedule",
+    "server",
+    "worker",
+    "deploy",
+    "seed",
+    "tinker",
+    "adapter",
+]
 #: The production SECRET_KEY every run gets (``base_env(DJANGO_SECRET_KEY="")`` unsets it).
 TEST_SECRET_KEY = "cli-test-key-" + "Vb3xR" * 10
 
@@ -102,6 +115,18 @@ def start_serve(
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Render one project per test module (a module may override it to add files)."""
+    return render_project(tmp_path_factory.mktemp("rendered") / "demo")
+
+
+@pytest.fixture
+def proj(rendered: Path, tmp_path: Path) -> Path:
+    """Return a fresh copy of the module's rendered project for one test to change."""
+    return Path(shutil.copytree(rendered, tmp_path / "demo"))
 
 
 @pytest.fixture

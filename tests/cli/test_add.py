@@ -6,24 +6,13 @@ each test; every command runs through the installed console script.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.subprocesses import run_manage
 
-from .conftest import base_env, render_project, run_toolkit, tree
-
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return render_project(tmp_path_factory.mktemp("add") / "demo")
-
-
-@pytest.fixture
-def proj(rendered: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(rendered, tmp_path / "demo"))
+from .conftest import base_env, run_toolkit, tree
 
 
 def _settings(proj: Path) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import run_toolkit
+from tests.cli.conftest import GENERATE, run_toolkit
 from toolkit_batteries.cli.table import COMMANDS
 
 
@@ -39,21 +39,7 @@ def test_catalog_has_every_command_exit_code_and_global_flag(catalog: dict[str, 
     assert {flag["name"] for flag in catalog["globalFlags"]} >= {"--json", "--help", "--version"}
     assert "TOOLKIT_JSON=1" in catalog["jsonMode"]
     generate = next(e for e in catalog["commands"] if e["name"] == "generate")
-    assert [s["name"] for s in generate["subcommands"]] == [
-        f"generate {sub}"
-        for sub in (
-            "module",
-            "entity",
-            "job",
-            "schedule",
-            "server",
-            "worker",
-            "deploy",
-            "seed",
-            "tinker",
-            "adapter",
-        )
-    ]
+    assert [s["name"] for s in generate["subcommands"]] == [f"generate {sub}" for sub in GENERATE]
     db = next(e for e in catalog["commands"] if e["name"] == "db")
     assert [s["name"] for s in db["subcommands"]] == ["db migrate", "db rollback", "db seed"]
 

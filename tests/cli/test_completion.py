@@ -21,21 +21,20 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import base_env, run_toolkit
+from tests.cli.conftest import GENERATE, base_env, run_toolkit
 from toolkit_batteries.cli.table import COMMANDS
 
-GENERATE = [
-    "module",
-    "entity",
-    "job",
-    "schedule",
-    "server",
-    "worker",
-    "deploy",
-    "seed",
-    "tinker",
-    "adapter",
-]
+
+def run_shell(argv: list[str], input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a real shell (``argv``) fed ``input``; it must exit 0 and write nothing to stderr."""
+    proc = subprocess.run(
+        argv, input=input, capture_output=True, text=True, timeout=60, check=False, env=base_env()
+    )
+    assert proc.returncode == 0, proc
+    assert proc.stderr == "", proc.stderr
+    return proc
+
+
 DB = ["migrate", "rollback", "seed"]
 
 
@@ -99,17 +98,7 @@ def bash_complete(script: Path, lines: list[str]) -> list[list[str]]:
             "printf '%s\\n' \"${COMPREPLY[@]}\"",
             "echo '<end>'",
         ]
-    proc = subprocess.run(
-        ["bash", "--norc", "--noprofile"],
-        input="\n".join(driver) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=base_env(),
-    )
-    assert proc.returncode == 0, proc
-    assert proc.stderr == "", proc.stderr
+    proc = run_shell(["bash", "--norc", "--noprofile"], input="\n".join(driver) + "\n")
     replies = proc.stdout.split("<end>\n")
     assert replies[-1] == ""
     return [[w for w in reply.split("\n") if w] for reply in replies[:-1]]
@@ -215,17 +204,7 @@ def zsh_complete(script: Path, lines: list[str]) -> list[list[str]]:
             "_toolkit",
             "print -r -- '<end>'",
         ]
-    proc = subprocess.run(
-        ["zsh", "-f"],
-        input="\n".join(driver) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=base_env(),
-    )
-    assert proc.returncode == 0, proc
-    assert proc.stderr == "", proc.stderr
+    proc = run_shell(["zsh", "-f"], input="\n".join(driver) + "\n")
     out = proc.stdout
     assert out.startswith("compdef _toolkit toolkit\n"), out[:200]
     replies = out.removeprefix("compdef _toolkit toolkit\n").split("<end>\n")
@@ -280,16 +259,7 @@ def fish_complete(script: Path, lines: list[str]) -> list[list[str]]:
     body = [f"source {shlex.quote(str(script))}"]
     for line in lines:
         body += [f"complete -C {shlex.quote(line)}", "echo '<end>'"]
-    proc = subprocess.run(
-        ["fish", "--no-config", "-c", "\n".join(body)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=base_env(),
-    )
-    assert proc.returncode == 0, proc
-    assert proc.stderr == "", proc.stderr
+    proc = run_shell(["fish", "--no-config", "-c", "\n".join(body)])
     replies = proc.stdout.split("<end>\n")
     return [[item.split("\t")[0] for item in r.split("\n") if item] for r in replies[:-1]]
 

@@ -32,6 +32,9 @@ def test_text_block(toolkit, work: Path) -> None:
         "  params:",
         "    invoice_id:   uuid (path)",
         "    amount_cents: int64 (body)  @validate(gt: 0)",
+        "  ids:",
+        "    invoice_id: an existing Invoice; else 400, as an unknown id "
+        "(the CRUD default checks it)",
         "  returns:    Payment (entity)",
         "  runs:       the ORM CRUD default (create) unless handlers.py "
         "PaymentService.record_payment is defined",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -39,11 +38,6 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
         BILLING.replace("\n", "\r\n").encode()
     )
     return root
-
-
-@pytest.fixture
-def proj(rendered: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(rendered, tmp_path / "demo"))
 
 
 def test_extract_builds_a_compiled_project_that_passes_check(proj: Path, tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ the compiler's check.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,19 +16,9 @@ import pytest
 
 from tests.subprocesses import run_manage
 
-from .conftest import REPO, base_env, render_project, run_toolkit, tree
+from .conftest import REPO, base_env, run_toolkit, tree
 
 RUFF = Path(sys.executable).parent / "ruff"
-
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return render_project(tmp_path_factory.mktemp("generate") / "demo")
-
-
-@pytest.fixture
-def proj(rendered: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(rendered, tmp_path / "demo"))
 
 
 def _manage(proj: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -1,12 +1,13 @@
 """Ids in a request must name rows the caller may read: the team-notes product, served.
 
 The walkthrough of issue 30 as a test: teams, tags and notes, each row owned by the account
-that made it, read checks owner-only (``permission/rbac``), a note ``belongs_to`` a team
+that made it, team and tag reads owner-only (``permission/rbac``), a note ``belongs_to`` a team
 and has ``many_to_many`` tags, every rpc a CRUD default. Over real HTTP with two accounts
 from the template's login: a ``team_id`` or a tag id of the other account's row is the
 same ``400`` naming the field as an id that names no row (so ids reveal nothing), on create
-and on update, and the refused update changes nothing; a create filing a row under the
-other account's id is a ``400`` on the owner field.
+and on update, and the refused update changes nothing; a note read by the other account
+lists none of the tag ids it may not read; a create filing a row under the other
+account's id is a ``400`` naming the owner field.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import SCRIPT, base_env, render_project, run_toolkit
+from tests.cli.conftest import base_env, render_project, run_toolkit, start_serve
 from tests.cli.test_end_to_end import _call, _wait_until_up
 from tests.cli.test_end_to_end_schema import _register_and_login
 from tests.ports import free_port
@@ -78,14 +79,14 @@ service TeamService {
 }
 """
 
-#: Everyone reads and edits only what they own (the schema names the owner field).
+#: Everyone reads any note but edits only their own; teams and tags are the owner's alone.
 RULES = """"permission": {
         "adapter": "rbac",
         "options": {
             "rules": [
                 {"Role": "*", "Action": "team.read", "OwnedOnly": True},
                 {"Role": "*", "Action": "tag.read", "OwnedOnly": True},
-                {"Role": "*", "Action": "note.read", "OwnedOnly": True},
+                {"Role": "*", "Action": "note.read"},
                 {"Role": "*", "Action": "note.edit", "OwnedOnly": True},
             ],
         },
@@ -117,15 +118,7 @@ def test_ids_of_rows_the_caller_may_not_read_are_refused_like_unknown_ids(tmp_pa
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [str(SCRIPT), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=root,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_serve(root, env, port, stdout=subprocess.DEVNULL)
     try:
         _wait_until_up(base, server, limit=120)
         ann, ann_id = _register_and_login(base, "ann@example.com")
@@ -181,11 +174,18 @@ def test_ids_of_rows_the_caller_may_not_read_are_refused_like_unknown_ids(tmp_pa
         status, got, _ = _call(base, "GET", path, token=bob)
         assert (status, got["tags"], got["team_id"]) == (200, [bobs_tag["id"]], bobs_team["id"])
 
+        # Bob may read Ann's note, but not her tag: the note he reads lists no tag id.
+        status, seen, _ = _call(base, "GET", f"/v1/team-notes/{note['id']}", token=bob)
+        assert (status, seen["tags"]) == (200, []), seen
+        status, seen, _ = _call(base, "GET", f"/v1/team-notes/{note['id']}", token=ann)
+        assert (status, seen["tags"]) == (200, [tag["id"]]), seen
+
         # Ann may use her own rows, and Bob may not file a row under Ann's id.
         status, changed, _ = _call(base, "PATCH", f"/v1/team-notes/{note['id']}", {"tags": []}, ann)
         assert (status, changed["tags"]) == (200, []), changed
         status, error, _ = _call(base, "POST", "/v1/teams", {"name": "x", "owner": ann_id}, bob)
         assert (status, list(error["error"]["fields"])) == (400, ["owner"]), error
+        assert error["error"]["message"] == "invalid parameter owner", error
     finally:
         server.terminate()
         try:

@@ -9,7 +9,6 @@ step through the workflow definition the compiler generated.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.golden import assert_golden
 from toolkit_codegen.backends import APP_BACKENDS, BackendOptions, generate
 from toolkit_codegen.backends.job_stubs import append_job_stubs, render_jobs
 from toolkit_codegen.backends.schedules import render_app_schedules
@@ -55,20 +55,7 @@ def produced() -> dict[str, str]:
 
 
 def test_backend_output_matches_the_golden_files() -> None:
-    files = produced()
-    if os.environ.get("TOOLKIT_UPDATE_GOLDEN") == "1":
-        for stale in GOLDEN.rglob("*.golden"):
-            stale.unlink()
-        for rel, text in files.items():
-            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / rel).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8")
-        for p in GOLDEN.rglob("*.golden")
-    }
-    assert sorted(files) == sorted(on_disk), "set TOOLKIT_UPDATE_GOLDEN=1 to regenerate"
-    for rel, text in files.items():
-        assert text == on_disk[rel], f"{rel} differs from its golden copy"
+    assert_golden(produced(), GOLDEN, pattern="*.golden")
 
 
 def test_generated_python_is_formatted_and_lint_clean(tmp_path: Path) -> None:

@@ -8,12 +8,12 @@ from code written for a project where it is a third-party package). Regenerate t
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.support.golden import assert_golden
 from toolkit_codegen.backends import BackendError, BackendOptions, generate
 from toolkit_codegen.backends.handler_stubs import append_stubs, render_handlers
 from toolkit_codegen.compiler import load_sources
@@ -34,20 +34,7 @@ def check_golden(fixture: str, backend: str) -> None:
         f"{backend}/{rel}.golden": text for rel, text in backend_files(fixture, backend).items()
     }
     root = GOLDEN / fixture
-    if os.environ.get("TOOLKIT_UPDATE_GOLDEN") == "1":
-        for stale in (root / backend).rglob("*.golden"):
-            if stale.relative_to(root).as_posix() not in files:
-                stale.unlink()
-        for rel, text in files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-        for p in (root / backend).rglob("*.golden")
-    }
-    assert sorted(files) == sorted(on_disk), "set TOOLKIT_UPDATE_GOLDEN=1 to regenerate"
-    for rel, text in files.items():
-        assert text == on_disk[rel], f"{rel} differs from its golden copy"
+    assert_golden(files, root, backend, "*.golden")
 
 
 @pytest.mark.parametrize("backend", DJANGO_BACKENDS)

@@ -22,6 +22,7 @@ from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from tests.support.golden import assert_golden
 from toolkit_codegen.backends import BackendError, BackendOptions, mcp
 from toolkit_codegen.compiler import compile_schema, load_paths, load_sources
 
@@ -45,21 +46,7 @@ def check_golden(fixture: str, backend: str) -> None:
     """Compare a backend's files with the golden copies (rewrite them when asked)."""
     files = compiled(fixture, (backend,))
     root = GOLDEN / fixture
-    if os.environ.get("TOOLKIT_UPDATE_GOLDEN") == "1":
-        for stale in (root / backend).rglob("*"):
-            if stale.is_file() and stale.relative_to(root).as_posix() not in files:
-                stale.unlink()
-        for rel, text in files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-        for p in (root / backend).rglob("*")
-        if p.is_file()
-    }
-    assert sorted(files) == sorted(on_disk), "set TOOLKIT_UPDATE_GOLDEN=1 to regenerate"
-    for rel, text in files.items():
-        assert text == on_disk[rel], f"{rel} differs from its golden copy"
+    assert_golden(files, root, backend)
 
 
 def rpcs_of(fixture: str) -> list[tuple[str, str, str, object]]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
+from tests.support.golden import assert_golden
 from toolkit_codegen.backends import BackendError, BackendOptions, openapi
 from toolkit_codegen.backends._jsonschema import NO_NUL_PATTERN as NO_NUL
 from toolkit_codegen.backends._jsonschema import render_json
@@ -35,21 +35,7 @@ def check_golden(fixture: str, backend: str) -> None:
     """Compare a backend's files with the golden copies (rewrite them when asked)."""
     files = compiled(fixture, backend)
     root = GOLDEN / fixture
-    if os.environ.get("TOOLKIT_UPDATE_GOLDEN") == "1":
-        for stale in (root / backend).rglob("*"):
-            if stale.is_file() and stale.relative_to(root).as_posix() not in files:
-                stale.unlink()
-        for rel, text in files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-        for p in (root / backend).rglob("*")
-        if p.is_file()
-    }
-    assert sorted(files) == sorted(on_disk), "set TOOLKIT_UPDATE_GOLDEN=1 to regenerate"
-    for rel, text in files.items():
-        assert text == on_disk[rel], f"{rel} differs from its golden copy"
+    assert_golden(files, root, backend)
 
 
 def doc_of(source: str, path: str = "openapi.json") -> dict:

@@ -6,7 +6,6 @@ the end, so concurrent test runs never see each other's tables.
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import uuid
@@ -17,6 +16,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
+from tests.support.golden import assert_golden
 from toolkit_codegen.backends import BackendOptions
 from toolkit_codegen.backends.sql import SqlRenderer, render_ddl
 from toolkit_codegen.compiler import compile_schema, load_paths, load_sources
@@ -47,21 +47,7 @@ def check_golden(fixture: str, backend: str) -> None:
     out = compile_schema(load_paths([SCHEMAS / fixture]), [backend], BackendOptions())
     assert out.ok, [str(d) for d in out.diagnostics]
     root = GOLDEN / fixture
-    if os.environ.get("TOOLKIT_UPDATE_GOLDEN") == "1":
-        for stale in (root / backend).rglob("*"):
-            if stale.is_file() and stale.relative_to(root).as_posix() not in out.files:
-                stale.unlink()
-        for rel, text in out.files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-        for p in (root / backend).rglob("*")
-        if p.is_file()
-    }
-    assert sorted(out.files) == sorted(on_disk), "set TOOLKIT_UPDATE_GOLDEN=1 to regenerate"
-    for rel, text in out.files.items():
-        assert text == on_disk[rel], f"{rel} differs from its golden copy"
+    assert_golden(out.files, root, backend)
 
 
 # -- what the DDL says ----------------------------------------------------------------------

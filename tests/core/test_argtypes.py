@@ -6,7 +6,12 @@ import argparse
 
 import pytest
 
-from toolkit_batteries.core.argtypes import port_number, positive_int, positive_seconds
+from toolkit_batteries.core.argtypes import (
+    duration_seconds,
+    port_number,
+    positive_int,
+    positive_seconds,
+)
 
 
 @pytest.mark.parametrize(
@@ -22,6 +27,11 @@ from toolkit_batteries.core.argtypes import port_number, positive_int, positive_
             positive_seconds,
             [("0.5", 0.5), ("3", 3.0)],
             [("0", "must be positive"), ("-1", "positive"), ("soon", "number of seconds")],
+        ),
+        (
+            duration_seconds,
+            [("168h", 168 * 3600.0), ("30m", 1800.0), ("0", 0.0)],
+            [("-5m", "must not be negative"), ("soon", 'such as "168h"')],
         ),
     ],
 )

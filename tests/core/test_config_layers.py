@@ -46,13 +46,19 @@ def test_settings_override_defaults():
     assert cache.options.sweep_interval == timedelta(minutes=1)  # untouched default
 
 
-def test_environment_overrides_settings():
+@pytest.mark.parametrize(
+    ("entries", "adapter", "expected"),
+    [("7", "db", (7, "db")), ("0", "", (1000, "memory"))],
+    ids=["environment-overrides-settings", "zero-from-environment-means-unset-so-default"],
+)
+def test_environment_overrides_settings(entries, adapter, expected):
+    """A value from the environment wins; a zero or empty one means unset: the default."""
     config = load(
         {"cache": {"adapter": "kvserver", "options": {"max_entries": 5000}}},
-        {"CACHE__DEFAULT__MAX_ENTRIES": "7", "CACHE__DEFAULT__ADAPTER": "db"},
+        {"CACHE__DEFAULT__MAX_ENTRIES": entries, "CACHE__DEFAULT__ADAPTER": adapter},
     )
-    assert config.service("cache").options.max_entries == 7
-    assert config.service("cache").adapter == "db"
+    cache = config.service("cache")
+    assert (cache.options.max_entries, cache.adapter) == expected
 
 
 def test_none_settings_is_empty_and_none_environ_is_os_environ(monkeypatch):
@@ -83,15 +89,6 @@ def test_nested_environment_field_keeps_sibling_settings():
     )
     jwt = config.service("auth").options.jwt
     assert (jwt.issuer, jwt.audience) == ("me", "them")
-
-
-def test_zero_from_environment_means_unset_so_the_default_applies():
-    config = load(
-        {"cache": {"adapter": "kvserver", "options": {"max_entries": 5000}}},
-        {"CACHE__DEFAULT__MAX_ENTRIES": "0", "CACHE__DEFAULT__ADAPTER": ""},
-    )
-    assert config.service("cache").options.max_entries == 1000
-    assert config.service("cache").adapter == "memory"
 
 
 def test_zero_in_settings_means_unset():

@@ -23,6 +23,18 @@ def closes() -> list[tuple[str, str]]:
     return [(service, instance) for event, service, instance in EVENTS if event == "close"]
 
 
+def four_services(cache: str, queue: str) -> Container:
+    """Return a Container of db and mailer (recording) with ``cache`` and ``queue`` adapters."""
+    return Container(
+        config(
+            db={"adapter": path("RecordingAdapter")},
+            cache={"adapter": path(cache)},
+            queue={"adapter": path(queue)},
+            mailer={"adapter": path("RecordingAdapter")},
+        )
+    )
+
+
 def test_default_limit_is_five_seconds() -> None:
     assert container_module.CLOSE_TIMEOUT == 5.0
 
@@ -39,14 +51,7 @@ def test_close_closes_only_what_was_opened() -> None:
 
 
 def test_close_runs_in_reverse_dependency_order() -> None:
-    c = Container(
-        config(
-            db={"adapter": path("RecordingAdapter")},
-            cache={"adapter": path("NeedsDBAdapter")},
-            queue={"adapter": path("NeedsCacheAndDBAdapter")},
-            mailer={"adapter": path("RecordingAdapter")},
-        )
-    )
+    c = four_services("NeedsDBAdapter", "NeedsCacheAndDBAdapter")
     c.queue()
     c.mailer()
     assert c.opened() == (
@@ -106,14 +111,7 @@ def test_opened_record_survives_close() -> None:
 
 
 def test_panic_and_toolkit_errors_are_gathered_after_everything_was_closed() -> None:
-    c = Container(
-        config(
-            db={"adapter": path("RecordingAdapter")},
-            cache={"adapter": path("PanicCloseAdapter")},
-            queue={"adapter": path("ToolkitErrorCloseAdapter")},
-            mailer={"adapter": path("RecordingAdapter")},
-        )
-    )
+    c = four_services("PanicCloseAdapter", "ToolkitErrorCloseAdapter")
     for name in ("db", "cache", "queue", "mailer"):
         getattr(c, name)()
     with pytest.raises(ExceptionGroup) as caught:

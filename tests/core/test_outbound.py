@@ -210,21 +210,28 @@ def test_https_only_unless_allow_insecure():
     assert rules("  HTTPS://example.com/api  ") == "HTTPS://example.com/api"
 
 
-def test_messages_name_the_battery_options():
-    with pytest.raises(InvalidOptionsError, match=r"need remotecfg\.allow_private$"):
-        check_url(
+@pytest.mark.parametrize(
+    ("url", "service", "field", "option", "message"),
+    [
+        (
             "https://10.0.0.1",
-            service="flag",
-            field="remotecfg.endpoint",
-            private_option="remotecfg.allow_private",
-        )
-    with pytest.raises(InvalidOptionsError, match=r"needs oidc\.allow_insecure\)"):
-        check_url(
+            "flag",
+            "remotecfg.endpoint",
+            {"private_option": "remotecfg.allow_private"},
+            r"need remotecfg\.allow_private$",
+        ),
+        (
             "http://id.example",
-            service="auth",
-            field="oidc.issuer",
-            insecure_option="oidc.allow_insecure",
-        )
+            "auth",
+            "oidc.issuer",
+            {"insecure_option": "oidc.allow_insecure"},
+            r"needs oidc\.allow_insecure\)",
+        ),
+    ],
+)
+def test_messages_name_the_battery_options(url, service, field, option, message):
+    with pytest.raises(InvalidOptionsError, match=message):
+        check_url(url, service=service, field=field, **option)
 
 
 # ---------------------------------------------------------------------- after DNS

@@ -254,3 +254,13 @@ def test_read_json_refuses_an_answer_over_the_limit(server: _Server) -> None:
             pytest.raises(ValueError, match="too large"),
         ):
             provider.read_json(answer, 5)
+
+
+def test_a_stopped_stand_in_answers_nothing_more_on_a_kept_alive_connection() -> None:
+    """An outage test must see the outage: ``stop()`` ends connections the client kept."""
+    running = _Server(KEY).start()
+    with httpx.Client(headers={"Authorization": f"Bearer {KEY}"}, timeout=5) as client:
+        assert client.get(running.url + "/ping").json() == {"ok": True}
+        running.stop()
+        with pytest.raises(httpx.TransportError):
+            client.get(running.url + "/ping")

@@ -24,6 +24,7 @@ from django.test import Client, override_settings
 from tests.batteries.auth.conftest import jwt_settings
 from tests.batteries.auth.provider import CLIENT_ID, FakeProvider
 from tests.batteries.ratelimit.private_redis import PrivateRedis
+from tests.support.processes import serving
 from toolkit_batteries import services
 from toolkit_batteries.auth import InvalidTokenError, TokenExpiredError, TokenRevokedError
 from toolkit_batteries.auth.adapters import oidc as oidc_module
@@ -37,12 +38,7 @@ SETTING = "TOOLKIT_AUTH_REVOCATION"
 
 @pytest.fixture(scope="module")
 def provider() -> Iterator[FakeProvider]:
-    server = FakeProvider()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(FakeProvider())
 
 
 def _oidc_options(provider: FakeProvider, **extra: str):

@@ -42,7 +42,10 @@ class Planted:
         return (Path.write_text, (Path(self.path), "pwned"))
 
 
-def open_cache(block: dict) -> tuple[Container, object, str]:
+def open_cache(block: dict, serializer: str | None = None) -> tuple[Container, object, str]:
+    """Open ``block`` under a new instance name (with ``serializer`` when given)."""
+    if serializer is not None:
+        block = {**block, "options": {**block["options"], "serializer": serializer}}
     name = f"t{uuid.uuid4().hex[:12]}"
     container = Container(Config.load({"cache": {name: block}}, {}))
     return container, container.cache(name), name
@@ -74,8 +77,7 @@ def shared_store(request, redis_url, sqlite_dsn):
 
 def test_signed_pickle_never_unpickles_a_value_the_cache_did_not_sign(shared_store, tmp_path):
     block, plant = shared_store
-    block = {**block, "options": {**block["options"], "serializer": "signed_pickle"}}
-    container, cache, _ = open_cache(block)
+    container, cache, _ = open_cache(block, serializer="signed_pickle")
     marker = tmp_path / "marker"
     try:
         cache.set("ok", {"v": 1})
@@ -87,7 +89,7 @@ def test_signed_pickle_never_unpickles_a_value_the_cache_did_not_sign(shared_sto
             cache.incr("evil")
         # Signed under another key (another project sharing the server): refused too.
         with override_settings(SECRET_KEY="another-project-key"):
-            other_container, other, _ = open_cache(block)
+            other_container, other, _ = open_cache(block, serializer="signed_pickle")
             forged = other._serializer.dumps(Planted(str(marker)))
             other_container.close()
         plant(cache, "forged", forged)
@@ -100,8 +102,7 @@ def test_signed_pickle_never_unpickles_a_value_the_cache_did_not_sign(shared_sto
 
 def test_the_json_serializer_never_unpickles(shared_store, tmp_path):
     block, plant = shared_store
-    block = {**block, "options": {**block["options"], "serializer": "json"}}
-    container, cache, _ = open_cache(block)
+    container, cache, _ = open_cache(block, serializer="json")
     marker = tmp_path / "marker"
     try:
         cache.set("doc", {"list": [1, "two"], "n": None})

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.batteries.search.conftest import Opened, close_variant, open_variant
+from tests.batteries.search.conftest import Opened, close_variant, open_variant, opened_variant
 
 DB_VARIANTS = ("db-sqlite", "db-postgres")
 
@@ -45,11 +45,7 @@ STORED = [
 
 @pytest.fixture(params=DB_VARIANTS)
 def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
-    handle = open_variant(request.param, request)
-    try:
-        yield handle
-    finally:
-        close_variant(handle)
+    yield from opened_variant(request)
 
 
 @pytest.mark.parametrize(("name", "body", "expected"), STORED, ids=[s[0] for s in STORED])

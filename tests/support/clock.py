@@ -12,6 +12,7 @@ test can assert the back-off a policy asked for.
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
@@ -66,3 +67,20 @@ class FakeClock(Generic[T]):
         if isinstance(now, datetime):
             return now + (by if isinstance(by, timedelta) else timedelta(seconds=by))
         return now + (by.total_seconds() if isinstance(by, timedelta) else by)
+
+
+class ElapsesTime:
+    """Mixin for an opened battery whose ``clock`` is a :class:`FakeClock` or ``None``.
+
+    The same test runs on the memory adapter (fake time) and on Redis (real time, which
+    a fake clock cannot move): ``elapse`` lets time pass the one way the variant allows.
+    """
+
+    clock: FakeClock | None
+
+    def elapse(self, seconds: float) -> None:
+        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
+        if self.clock is not None:
+            self.clock.advance(seconds)
+        else:
+            time.sleep(seconds)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +57,17 @@ def assert_never_shown(texts: Iterable[str], secrets: Iterable[str]) -> None:
             raise AssertionError(
                 f"secret #{index} ({needle[:3]}...) leaked: ...{before}<SECRET>{after}..."
             )
+
+
+def config_show(service: str, env: dict[str, str], cwd: Path) -> tuple[Any, Any, dict[str, Any]]:
+    """Run ``toolkit config show`` (text, then ``--json --service``) with ``env``.
+
+    Returns both runs and the default instance's options from the JSON, for the tests
+    that prove the command prints no secret; the text run must succeed.
+    """
+    from tests.cli.conftest import run_toolkit
+
+    text = run_toolkit("config", "show", cwd=cwd, env=env)
+    assert text.returncode == 0, text
+    js = run_toolkit("config", "show", "--json", "--service", service, cwd=cwd, env=env)
+    return text, js, js.json["data"][service]["default"]["options"]

@@ -14,18 +14,16 @@ replayed key), refunds larger than what was captured (it accepts them), and the 
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-from tests.ports import accepting, free_port
-from tests.support.processes import stop_group, venv_script
+from tests.ports import accepting
+from tests.support.processes import ProductProcess, venv_script
 
 #: Any ``sk_test_`` key is accepted; this one is the tests' own.
 SECRET_KEY = "sk_test_localstripeKey0123456789"
@@ -35,45 +33,21 @@ CARD_OK = "4242424242424242"
 CARD_DECLINED = "4000000000000341"  # attaches, then every charge is declined
 
 
-class LocalStripe:
+class LocalStripe(ProductProcess):
     """One localstripe process, stopped on ``__exit__``."""
 
-    def __init__(self, workdir: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = workdir / "localstripe.log"
-        self._process: subprocess.Popen[bytes] | None = None
+    name = "localstripe"
+    log_name = "localstripe.log"
+    start_timeout = START_TIMEOUT
 
     def __enter__(self) -> LocalStripe:
-        with self.log_path.open("wb") as log:
-            self._process = subprocess.Popen(
-                [
-                    venv_script("localstripe", "localstripe (dev extra)"),
-                    "--port",
-                    str(self.port),
-                    "--from-scratch",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.log_path.parent,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while not accepting(self.port):
-            if self._process.poll() is not None:
-                raise RuntimeError(f"localstripe exited:\n{self.log_path.read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("localstripe did not start in time")
-            time.sleep(0.05)
+        script = venv_script("localstripe", "localstripe (dev extra)")
+        command = [script, "--port", str(self.port), "--from-scratch"]
+        self.launch(command, cwd=self.log_path.parent)
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        process, self._process = self._process, None
-        stop_group(process)
+    def ready(self) -> bool:
+        return accepting(self.port)
 
     # ------------------------------------------------------------------ the API
 

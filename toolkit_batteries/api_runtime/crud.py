@@ -27,11 +27,13 @@ hand-written one: it gets the validated parameters and returns a model instance 
   generated code passes ``reads``, the ``permission: check(...)`` of the target entity's
   get rpc (:class:`Read`), and each named row must pass it for the request's bearer caller
   (an anonymous caller passes none). A row the caller may not read gets the same answer
-  as an id that names no row, so ids never reveal what exists.
+  as an id that names no row, so ids never reveal what exists. A hand-written handler
+  gets the same check from :func:`check_references` (see :mod:`.relations`).
 - Owner: when the entity's own read check names an ``owner_field`` (``owner``), a create
   or update that writes that field must write the caller's subject id, else ``400
-  invalid_argument`` on the field: a client cannot file a row under another account
-  (write a handler to let an operator do so).
+  invalid_argument`` naming the field (``invalid parameter owner``): a client cannot file
+  a row under another account (write a handler to let an operator do so;
+  :func:`check_owner` is the check for handlers that keep the rule).
 - ``list_page``: keyset pagination on ``order`` (the last field is the primary key, so
   the order is total): a page never repeats or skips a row when rows are inserted or
   deleted between pages. The cursor holds the last row's key, and the generated view
@@ -40,9 +42,7 @@ hand-written one: it gets the validated parameters and returns a model instance 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -51,30 +51,25 @@ from django.db.models import Model, Q
 from toolkit_batteries.http import ApiError
 from toolkit_batteries.http.pagination import Page, decode_cursor, encode_cursor
 
-__all__ = ["Read", "create", "delete", "get", "list_page", "update"]
+from .relations import Read, Reads, app_reads, check_owner, check_references, label
+
+__all__ = [
+    "Read",
+    "Reads",
+    "check_owner",
+    "check_references",
+    "create",
+    "delete",
+    "get",
+    "list_page",
+    "update",
+]
 
 Handler = Callable[..., Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
-    """The check a caller passes to read one row of an entity by id (its get rpc's).
-
-    ``action`` and ``owner_field`` are the ``permission: check(...)`` of the schema's
-    ``GET`` rpc on that entity; a create or update naming a row of it (a foreign key or
-    a many-to-many id) asks ``services.permission()`` the same question on that row.
-    """
-
-    action: str
-    owner_field: str = ""
-
-
-#: Entity (model) name -> the check reading one of its rows; generated per app.
-Reads = Mapping[str, Read]
-
-
 def _label(model: type[Model]) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", model.__name__).lower()
+    return label(model)
 
 
 def _load(model: type[Model], lookup: str, value: Any) -> Any:
@@ -122,9 +117,10 @@ def create(model: type[Model], *, reads: Reads | None = None) -> Handler:
 
     def handler(self: Any, request: Any, **params: Any) -> Any:
         values = {k: v for k, v in params.items() if v is not None}
+        rules = app_reads(model) if reads is None else reads
+        check_owner(model, values, request, reads=rules)
+        check_references(model, values, request, reads=rules)
         links = _split_links(model, values)
-        _check_owner(model, values, request, reads or {})
-        _check_references(model, values, links, request, reads or {})
         try:
             with transaction.atomic(using=model._default_manager.db):
                 obj = model._default_manager.create(**values)
@@ -154,9 +150,10 @@ def update(
             for name, value in params.items()
             if name != lookup and not (partial and value is None)
         }
+        rules = app_reads(model) if reads is None else reads
+        check_owner(model, values, request, reads=rules)
+        check_references(model, values, request, reads=rules)
         links = _split_links(model, values)
-        _check_owner(model, values, request, reads or {})
-        _check_references(model, values, links, request, reads or {})
         changed = list(values)
         for name, value in values.items():
             setattr(obj, name, value)
@@ -185,77 +182,6 @@ def _split_links(model: type[Model], values: dict[str, Any]) -> dict[str, list[A
         if field.many_to_many:
             links[name] = list(values.pop(name) or [])
     return links
-
-
-def _caller(request: Any) -> Any:
-    """Return the request's bearer caller as a permission ``Subject``, else None."""
-    from toolkit_batteries.permission.decorators import subject_from_claims
-
-    return subject_from_claims(getattr(request, "auth", None))
-
-
-def _check_owner(model: type[Model], values: dict[str, Any], request: Any, reads: Reads) -> None:
-    """Answer 400 on the owner field when a write names an owner other than the caller.
-
-    The owner field is the one the entity's read check compares (``owner_field``); owned-only
-    rules trust it, so a row filed under another account would be that account's to read.
-    """
-    rule = reads.get(model.__name__)
-    field = rule.owner_field if rule is not None else ""
-    if not field or field not in values or values[field] is None:
-        return
-    caller = _caller(request)
-    if caller is None or str(values[field]) != caller.id:
-        problems = {field: ["must be the caller's own id"]}
-        raise ApiError(400, "invalid_argument", "invalid request", problems)
-
-
-def _check_references(
-    model: type[Model],
-    values: dict[str, Any],
-    links: dict[str, list[Any]],
-    request: Any,
-    reads: Reads,
-) -> None:
-    """Answer 400 naming the parameter when a foreign key or an id names no readable row."""
-    problems: dict[str, list[str]] = {}
-    for field in model._meta.concrete_fields:
-        if field.is_relation and field.attname in values and values[field.attname] is not None:
-            target = field.related_model
-            if not _all_readable(target, [values[field.attname]], request, reads):  # type: ignore[arg-type]
-                problems[field.attname] = [f"no such {_label(target)}"]  # type: ignore[arg-type]
-    for name, ids in links.items():
-        target = model._meta.get_field(name).related_model
-        if not _all_readable(target, ids, request, reads):  # type: ignore[arg-type]
-            problems[name] = [f"every id must name an existing {_label(target)}"]  # type: ignore[arg-type]
-    if problems:
-        raise ApiError(400, "invalid_argument", "invalid request", problems)
-
-
-def _all_readable(target: type[Model], ids: Iterable[Any], request: Any, reads: Reads) -> bool:
-    """Return whether every id names a row of ``target`` that the caller may read.
-
-    Without a read check for ``target`` existence is enough (its get rpc reads any row);
-    with one, each row must pass it for the request's bearer caller, as a ``GET`` would.
-    """
-    wanted = set(ids)
-    if not wanted:
-        return True
-    rows = target._default_manager.filter(pk__in=wanted)
-    rule = reads.get(target.__name__)
-    if rule is None:
-        return len(wanted) == rows.count()
-    found = list(rows)
-    if len(found) != len(wanted):
-        return False
-    from toolkit_batteries import services
-
-    subject = _caller(request)
-    if subject is None:
-        return False  # an anonymous caller reads no checked row
-    authorizer = services.permission()
-    owner = rule.owner_field or None
-    return all(authorizer.check(subject, rule.action, row, owner_field=owner) for row in found)
 
 
 def list_page(model: type[Model], order: Sequence[str]) -> Handler:

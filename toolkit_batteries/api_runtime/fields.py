@@ -154,10 +154,12 @@ class LessThanValidator(BaseValidator):
 
 
 class RelatedIdsField(serializers.ListField):
-    """A ``many_to_many`` in a response: the related rows' ids, in key order.
+    """A ``many_to_many`` in a response: the ids of the related rows the caller may read.
 
     Read-only: rpcs set the relation through a ``[id]`` parameter of the same name
-    (:mod:`toolkit_batteries.api_runtime.crud` checks that every id exists). Its OpenAPI
+    (:mod:`toolkit_batteries.api_runtime.crud` checks that every id exists and is
+    readable). In key order, and only the rows the caller's ``GET`` would read
+    (:mod:`.relations`): a generated view loads them for a whole page at once. Its OpenAPI
     schema is the list's (an array of the key's type), as the compiled document says.
     """
 
@@ -166,11 +168,12 @@ class RelatedIdsField(serializers.ListField):
         super().__init__(**kwargs)
 
     def get_attribute(self, instance: Any) -> list[Any]:
-        """Return the ids of the related rows (empty for an unsaved row)."""
+        """Return the readable related ids (empty for an unsaved row)."""
         if getattr(instance, "pk", None) is None:
             return []
-        manager = getattr(instance, self.source)
-        return list(manager.order_by("pk").values_list("pk", flat=True))
+        from .relations import related_ids
+
+        return related_ids(instance, self.source)
 
 
 # -- strict scalars ------------------------------------------------------------------------

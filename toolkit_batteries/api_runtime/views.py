@@ -42,227 +42,74 @@ A viewset's :meth:`~GeneratedViewSet.dispatch` does what ``APIView.dispatch`` do
 the work a JSON-only, per-action-authenticated endpoint never needs (content
 negotiation, an ``Allow`` header rebuilt per request, DRF's response finalisation on a
 plain ``HttpResponse``), so a viewset costs no more per request than a plain ``APIView``.
+
+The pieces live beside it: :mod:`.access` (``Public``, ``Bearer``, ``Check`` and the DRF
+permissions they become), :mod:`.codec` (request validation, response rendering, signed
+cursors) and :mod:`.openapi` (``GeneratedSchema``, ``extend_schema``); their public names
+stay importable from here, where generated code imports them.
 """
 
 from __future__ import annotations
 
-import datetime
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache, update_wrapper
+from functools import update_wrapper
 from typing import Any, ClassVar
 
-from django.conf import settings
-from django.core import signing
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Model
 from django.http import HttpResponse
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ResolvedComponent
-from drf_spectacular.utils import OpenApiResponse
-from drf_spectacular.utils import extend_schema as spectacular_extend_schema
-from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.fields import (
-    CharField,
-    DateTimeField,
-    Field,
-    JSONField,
-    SkipField,
-    UUIDField,
-    empty,
-    get_error_detail,
-)
+from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import BaseSerializer, Serializer
-from rest_framework.settings import ISO_8601, api_settings
+from rest_framework.serializers import BaseSerializer
 from rest_framework.viewsets import ViewSet
 
 from toolkit_batteries.http import ApiError, read_json
 from toolkit_batteries.http.drf import exception_handler
 from toolkit_batteries.http.pagination import parse_limit
 
-from .fields import (
-    JSON_VALUE_SCHEMA,
-    EnumField,
-    GreaterThanValidator,
-    LessThanValidator,
-    TimestampField,
+from .access import (
+    _PUBLIC,
+    Bearer,
+    Check,
+    Public,
+    _any_role_required,
+    _bearer_authenticators,
+    _rpc_permission,
 )
+from .codec import (
+    _codec,
+    _has_required_member,
+    _json_response,
+    _no_body,
+    _validated,
+    sign_cursor,
+    unsign_cursor,
+)
+from .openapi import BearerAuthScheme, GeneratedSchema, PageOf, extend_schema
+from .relations import attach_related_ids, reading
 
 __all__ = [
     "Bearer",
+    "BearerAuthScheme",
     "Check",
     "GeneratedSchema",
     "GeneratedViewSet",
     "PageOf",
     "Public",
     "extend_schema",
+    "sign_cursor",
+    "unsign_cursor",
     "with_defaults",
 ]
 
-JSON_MEDIA = "application/json"
-
-
-@dataclass(frozen=True, slots=True)
-class Public:
-    """``auth: none``: no authentication, anyone may call."""
-
-
-@dataclass(frozen=True, init=False, slots=True)
-class Bearer:
-    """``auth: required`` (``Bearer()``) or ``auth: required(roles: {a})`` (``Bearer("a")``)."""
-
-    roles: tuple[str, ...]
-
-    def __init__(self, *roles: str) -> None:
-        object.__setattr__(self, "roles", tuple(roles))
-
-
-_PUBLIC = Public()
 _JSON = JSONRenderer()
 _PARSERS = (JSONParser(),)
 _NEGOTIATOR = DefaultContentNegotiation()
-
-
-@dataclass(frozen=True, slots=True)
-class PageOf:
-    """A paginated response of ``item`` serializers (for ``extend_schema``)."""
-
-    item: type[BaseSerializer]
-
-
-class GeneratedSchema(AutoSchema):
-    """drf-spectacular's AutoSchema, made to describe generated views like ``openapi.json``.
-
-    - Every entity, message and named enum of the app (the view's ``components`` and
-      ``enum_components``) is registered, used by an operation or not, as the compiled
-      document lists them all.
-    - A :class:`PageOf` response is ``{items: [<ref>], next_cursor: string|null}``, inline.
-    - ``auth: none`` operations carry no ``security`` key (not ``[{}]``).
-    - Responses are never wrapped in a list: a view is not a list view.
-    - A PATCH body is the full request component, not a partial ``Patched<Name>``.
-    - What the server enforces beyond drf-spectacular's view is stated: a string's NUL
-      refusal (its field's ``openapi_extra`` pattern) and ``@validate(gt:, lt:)`` exclusive
-      bounds, so the document allows exactly what the serializers accept.
-    """
-
-    def _map_serializer_field(
-        self, field: Any, direction: Any, bypass_extensions: bool = False
-    ) -> Any:
-        schema = super()._map_serializer_field(field, direction, bypass_extensions)
-        if isinstance(field, JSONField) and not field.allow_null and isinstance(schema, dict):
-            schema = {**JSON_VALUE_SCHEMA, **schema}  # not null: DRF refuses it
-        return schema
-
-    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
-        super()._insert_field_validators(field, schema)
-        schema.update(getattr(field, "openapi_extra", {}))
-        for validator in field.validators:
-            if isinstance(validator, GreaterThanValidator):
-                schema["minimum"] = validator.limit_value
-                schema["exclusiveMinimum"] = True
-            elif isinstance(validator, LessThanValidator):
-                schema["maximum"] = validator.limit_value
-                schema["exclusiveMaximum"] = True
-
-    def get_operation(
-        self, path: str, path_regex: str, path_prefix: str, method: str, registry: Any
-    ) -> dict[str, Any] | None:
-        """Register the app's components, then build the operation as usual."""
-        self.registry = registry
-        self.path, self.path_regex, self.method = path, path_regex, method.upper()
-        for serializer in getattr(self.view, "components", ()):
-            self.resolve_serializer(serializer, "response")
-        for name, values in getattr(self.view, "enum_components", {}).items():
-            schema = {"type": "string", "enum": list(values)}
-            component = ResolvedComponent(
-                name=name,
-                type=ResolvedComponent.SCHEMA,
-                object=EnumField(values, component=name),
-                schema=schema,
-            )
-            registry.register_on_missing(component)
-        return super().get_operation(path, path_regex, path_prefix, method, registry)
-
-    def _get_request_for_media_type(self, serializer: Any, direction: Any = "request") -> Any:
-        # A generated PATCH validates its whole body (members = rpc parameters), so it is
-        # not drf-spectacular's partial "Patched<Name>" component.
-        method = self.method
-        self.method = "POST" if method == "PATCH" else method
-        try:
-            return super()._get_request_for_media_type(serializer, direction)
-        finally:
-            self.method = method
-
-    def _is_list_view(self, serializer: Any = None) -> bool:
-        del serializer
-        return False
-
-    def get_auth(self) -> list[dict[str, Any]]:
-        """Return the security requirements without DRF's "anonymous allowed" ``{}``."""
-        return [requirement for requirement in super().get_auth() if requirement]
-
-    def _get_response_for_code(
-        self,
-        serializer: Any,
-        status_code: str,
-        media_types: Any = None,
-        direction: Any = "response",
-    ) -> dict[str, Any]:
-        response = serializer.response if isinstance(serializer, OpenApiResponse) else serializer
-        if not isinstance(response, PageOf):
-            return super()._get_response_for_code(serializer, status_code, media_types, direction)
-        item = self.resolve_serializer(response.item, direction)
-        schema = {
-            "type": "object",
-            "properties": {
-                "items": {"type": "array", "items": item.ref},
-                "next_cursor": {"type": "string", "nullable": True},
-            },
-            "required": ["items", "next_cursor"],
-        }
-        description = serializer.description if isinstance(serializer, OpenApiResponse) else ""
-        return {"content": {JSON_MEDIA: {"schema": schema}}, "description": description or "OK"}
-
-
-def extend_schema(**kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Return drf-spectacular's ``extend_schema`` decorator built on :class:`GeneratedSchema`.
-
-    drf-spectacular bases a method's schema on ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]``
-    when it decorates it; starting from :class:`GeneratedSchema` instead keeps the served
-    document right in a project that never set that setting.
-    """
-    decorate = spectacular_extend_schema(**kwargs)
-
-    def decorator(method: Callable[..., Any]) -> Callable[..., Any]:
-        method.kwargs = {"schema": GeneratedSchema}  # type: ignore[attr-defined]
-        return decorate(method)
-
-    return decorator
-
-
-class BearerAuthScheme(OpenApiAuthenticationExtension):
-    """Name ``BearerAuthentication`` ``bearerAuth`` (HTTP bearer), as ``openapi.json`` does."""
-
-    target_class = "toolkit_batteries.auth.drf.BearerAuthentication"
-    name = "bearerAuth"
-    match_subclasses = True
-    priority = 1
-
-    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        """Return the HTTP bearer scheme."""
-        del auto_schema
-        return {"type": "http", "scheme": "bearer"}
 
 
 class GeneratedViewSet(ViewSet):
@@ -494,8 +341,11 @@ class GeneratedViewSet(ViewSet):
     # -- response -----------------------------------------------------------------------
 
     def respond(self, result: Any, serializer: type[BaseSerializer]) -> HttpResponse:
-        """Answer 200 with the handler's result, serialised."""
-        return _json_response(_codec(serializer).represent(result))
+        """Answer 200 with the handler's result, serialised (relation ids: the caller's)."""
+        codec = _codec(serializer)
+        with reading(self.request):
+            attach_related_ids([result], codec.related)
+            return _json_response(codec.represent(result))
 
     def respond_page(self, page: Any, serializer: type[BaseSerializer]) -> HttpResponse:
         """Answer 200 with ``{"items": [...], "next_cursor": ...}`` from a ``Page``."""
@@ -506,8 +356,11 @@ class GeneratedViewSet(ViewSet):
                 f"{type(self).__name__}: a paginated handler must return "
                 f"toolkit_batteries.http.pagination.Page, not {type(page).__name__}"
             ) from None
-        represent = _codec(serializer).represent
-        data = [represent(item) for item in items]
+        codec = _codec(serializer)
+        represent = codec.represent
+        with reading(self.request):  # one query per many_to_many for the whole page
+            attach_related_ids(items, codec.related)
+            data = [represent(item) for item in items]
         signed = None if next_cursor is None else sign_cursor(str(next_cursor))
         return _json_response({"items": data, "next_cursor": signed})
 
@@ -517,45 +370,6 @@ class GeneratedViewSet(ViewSet):
             rpc = self.rpcs.get(self.action or "", "this rpc")
             exc = ApiError(501, "unimplemented", f"{rpc} is not implemented yet")
         return super().handle_exception(exc)
-
-
-@cache
-def _any_role_required() -> type[BasePermission]:
-    """Return the permission of ``auth: required(roles: {a, b})``: any one listed role passes.
-
-    The schema language's roles are alternatives (docs/schema-language.md): a caller
-    holding none of them is refused with 403, one of them is enough. ``BearerRequired``
-    still answers 401 for an anonymous caller.
-    """
-    from rest_framework.exceptions import PermissionDenied
-
-    from toolkit_batteries.auth.drf import BearerRequired
-
-    class _NoRoles:
-        required_roles: tuple[str, ...] = ()
-
-    class AnyRoleRequired(BearerRequired):
-        def has_permission(self, request: Any, view: Any) -> bool:
-            super().has_permission(request, _NoRoles())  # 401 without a valid bearer token
-            accepted = tuple(getattr(view, "required_roles", ()) or ())
-            if accepted and not any(request.user.has_roles(role) for role in accepted):
-                raise PermissionDenied(self.message, code="permission_denied")
-            return True
-
-    return AnyRoleRequired
-
-
-def _bearer_authenticators() -> tuple[Any, ...]:
-    """Return the authenticators of a guarded action (one shared, stateless instance)."""
-    global _BEARER
-    if _BEARER is None:
-        from toolkit_batteries.auth.drf import BearerAuthentication
-
-        _BEARER = (BearerAuthentication(),)
-    return _BEARER
-
-
-_BEARER: tuple[Any, ...] | None = None
 
 
 def with_defaults(handlers: type, defaults: type) -> type:
@@ -568,253 +382,6 @@ def with_defaults(handlers: type, defaults: type) -> type:
     return type(handlers.__name__, (handlers, defaults), {"__module__": handlers.__module__})
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
-    """``permission: check("action", ...)``: the action, and whether a resource is loaded.
-
-    ``on_object`` is true when the rpc names its ``resource:`` object (a parameter named
-    like the entity's primary key, or ``<entity>_id``): the generated action loads it and
-    calls :meth:`GeneratedViewSet.authorize`. Otherwise the check runs before the action,
-    without a resource.
-    """
-
-    action: str
-    on_object: bool = False
-    #: The schema's ``owner_field``: the field owned-only rules compare ("" = the rule's).
-    owner_field: str = ""
-    #: The action that reads the same object (its ``GET`` rpc's check), so a refused
-    #: write answers 403 to a caller who may read the object, 404 to one who may not.
-    read: str = ""
-
-
-def _rpc_permission() -> BasePermission:
-    """Return the permission battery's DRF permission, deciding object rpcs on the object.
-
-    ``HasPermission`` decides a request without a resource in ``has_permission``; an rpc
-    with a ``resource:`` is decided by :meth:`GeneratedViewSet.authorize` on the loaded
-    object (``check_object_permissions``), so ``has_permission`` only authenticates.
-    """
-    global _RPC_PERMISSION
-    if _RPC_PERMISSION is None:
-        from toolkit_batteries.permission.drf import HasPermission
-
-        class RpcPermission(HasPermission):
-            def has_permission(self, request: Any, view: Any) -> bool:
-                if getattr(view.checks.get(view.action), "on_object", False):
-                    self._subject(request)  # 401 without a bearer caller
-                    return True
-                return super().has_permission(request, view)
-
-        _RPC_PERMISSION = RpcPermission
-    return _RPC_PERMISSION()
-
-
-_RPC_PERMISSION: Any = None
-
-
 def _words(name: str) -> str:
     """Return ``OrderItem`` as ``order item`` (for messages)."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower()
-
-
-#: Separates a cursor from its signature: outside the URL-safe base64 alphabet, and left
-#: as is in a query string.
-_CURSOR_SEP = "."
-#: Keeps cursor signatures apart from every other use of SECRET_KEY.
-_CURSOR_SALT = "toolkit.codegen.cursor"
-
-
-def _cursor_signer() -> signing.Signer:
-    # SECRET_KEY_FALLBACKS verify too, so rotating the key keeps cursors in flight valid.
-    return signing.Signer(sep=_CURSOR_SEP, salt=_CURSOR_SALT)
-
-
-def _no_body(request: Any) -> bool:
-    """Return True when the request carries no body (no length, not chunked)."""
-    meta = request.META
-    return meta.get("CONTENT_LENGTH") in (None, "", "0") and "HTTP_TRANSFER_ENCODING" not in meta
-
-
-def _has_required_member(serializer: type[BaseSerializer]) -> bool:
-    return any(field.required for field in serializer().fields.values())
-
-
-def sign_cursor(cursor: str) -> str:
-    """Return ``cursor`` with its signature, as clients receive it.
-
-    A cursor is the handler's position in a list (often the last row's sort key): signed,
-    a client can hand it back but not point it elsewhere, so a handler may trust what it
-    decodes from one.
-    """
-    return _cursor_signer().sign(cursor)
-
-
-def unsign_cursor(signed: str) -> str:
-    """Return the cursor the handler wrote; an altered or forged one is a 400 on ``cursor``."""
-    try:
-        return _cursor_signer().unsign(signed)
-    except signing.BadSignature:
-        raise ApiError(
-            400, "invalid_argument", "invalid parameter cursor", {"cursor": ["invalid"]}
-        ) from None
-
-
-def _json_response(data: Any) -> HttpResponse:
-    """Return ``data`` (a serializer's primitives) as a 200 JSON response.
-
-    What DRF's ``JSONRenderer`` would write (compact, UTF-8, no NaN), without the template
-    response machinery a successful generated call does not need.
-    """
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return HttpResponse(body.encode(), content_type=JSON_MEDIA)
-
-
-class _Codec:
-    """One serializer instance and what it takes to use it fast (built once per class).
-
-    - :meth:`validate` is ``run_validation``; for a plain ``Serializer`` without
-      serializer-level validators, ``validate()`` or read-only defaults (every generated
-      request and parameter serializer), it is ``to_internal_value`` itself, which raises
-      the same error details.
-    - :meth:`represent` is ``to_representation``; for a model instance whose fields all
-      read one attribute (every generated entity serializer) it reads them directly,
-      converting text and UUIDs with ``str`` as DRF does, and each other value with its
-      field's own ``to_representation``.
-    """
-
-    __slots__ = ("direct", "inputs", "names", "plan", "serializer")
-
-    def __init__(self, serializer_class: type[BaseSerializer]) -> None:
-        instance: Any = serializer_class()
-        fields = instance.fields
-        self.serializer = instance
-        self.names = tuple(fields)
-        self.direct = (
-            isinstance(instance, Serializer)
-            and type(instance).validate is Serializer.validate
-            and type(instance).run_validation is Serializer.run_validation
-            and not instance.validators
-            and not any(f.read_only for f in fields.values())
-        )
-        # What ``Serializer.to_internal_value`` does per field on a dict: get the value,
-        # run the field's validation, keep it under its source attribute.
-        inputs: list[tuple[str, Callable[[Any], Any], Any]] = []
-        for field in instance._writable_fields:
-            simple = type(field).get_value is Field.get_value and field.source_attrs == [
-                field.field_name
-            ]
-            if not simple or hasattr(instance, f"validate_{field.field_name}"):
-                self.direct = False
-                break
-            inputs.append((field.field_name, field.run_validation, field.source_attrs[0]))
-        self.inputs = inputs if self.direct else None
-        plan: list[tuple[str, str, Callable[[Any], Any]]] = []
-        readable = True
-        for field in instance._readable_fields:
-            attrs = field.source_attrs
-            if (
-                len(attrs) != 1
-                or not isinstance(instance, Serializer)
-                or type(field).get_attribute is not Field.get_attribute  # a relation's ids
-            ):
-                readable = False
-                break
-            kind = type(field).to_representation
-            if kind is CharField.to_representation or (
-                kind is UUIDField.to_representation and field.uuid_format == "hex_verbose"
-            ):
-                convert: Callable[[Any], Any] = str
-            elif (
-                kind is DateTimeField.to_representation
-                and getattr(field, "format", empty) in (empty, ISO_8601)
-                and api_settings.DATETIME_FORMAT == ISO_8601
-                and not hasattr(field, "timezone")
-            ):
-                convert = _iso_datetime
-            elif (
-                isinstance(field, TimestampField)
-                and kind is DateTimeField.to_representation
-                and getattr(field, "format", empty) in (empty, ISO_8601)
-                and api_settings.DATETIME_FORMAT == ISO_8601
-            ):
-                convert = _utc_datetime
-            else:
-                convert = field.to_representation
-            plan.append((field.field_name, attrs[0], convert))
-        self.plan = plan if readable else None
-
-    def validate(self, data: Any) -> dict[str, Any]:
-        inputs = self.inputs
-        if inputs is None or type(data) is not dict:
-            if self.direct and type(data) is dict:
-                values = self.serializer.to_internal_value(data)
-            else:
-                values = self.serializer.run_validation(data)
-            return {name: values.get(name) for name in self.names}
-        out: dict[str, Any] = {}
-        errors: dict[str, Any] = {}
-        for name, run_validation, attr in inputs:
-            try:
-                out[attr] = run_validation(data.get(name, empty))
-            except ValidationError as exc:
-                errors[name] = exc.detail
-            except DjangoValidationError as exc:
-                errors[name] = get_error_detail(exc)
-            except SkipField:
-                out[attr] = None
-        if errors:
-            raise ValidationError(errors)
-        return out if len(out) == len(self.names) else {n: out.get(n) for n in self.names}
-
-    def represent(self, obj: Any) -> Any:
-        plan = self.plan
-        if plan is None or not isinstance(obj, Model):
-            return self.serializer.to_representation(obj)
-        out = {}
-        try:
-            for name, attr, convert in plan:
-                value = getattr(obj, attr)
-                out[name] = None if value is None else convert(value)
-        except AttributeError:
-            return self.serializer.to_representation(obj)
-        return out
-
-
-def _iso_datetime(value: Any) -> Any:
-    """Return what DRF's ``DateTimeField().to_representation`` returns, ISO 8601 output.
-
-    DRF converts an aware value to the current time zone (naive values are made aware
-    in it) and writes UTC as ``Z``; the same steps, without the per-call settings lookup.
-    """
-    if type(value) is not datetime.datetime or value.utcoffset() is None or not settings.USE_TZ:
-        return DateTimeField().to_representation(value)  # the rare cases, as DRF does them
-    zone = timezone.get_current_timezone()
-    if value.tzinfo is not datetime.UTC or getattr(zone, "key", None) != "UTC":
-        value = value.astimezone(zone)  # a UTC value in UTC needs no conversion
-    text = value.isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def _utc_datetime(value: Any) -> Any:
-    """Return what :class:`~.fields.TimestampField` writes: the time in UTC, ``Z``."""
-    if type(value) is not datetime.datetime or value.utcoffset() is None:
-        return TimestampField().to_representation(value)  # the rare cases, as DRF does them
-    if value.tzinfo is not datetime.UTC:
-        value = value.astimezone(datetime.UTC)
-    text = value.isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def _codec(serializer: type[BaseSerializer]) -> _Codec:
-    try:
-        return _CODECS[serializer]
-    except KeyError:
-        return _CODECS.setdefault(serializer, _Codec(serializer))
-
-
-_CODECS: dict[type[BaseSerializer], _Codec] = {}
-
-
-def _validated(serializer: type[BaseSerializer], data: Any) -> dict[str, Any]:
-    """Validate ``data`` as ``serializer(data=data).is_valid(raise_exception=True)`` would."""
-    return _codec(serializer).validate(data)

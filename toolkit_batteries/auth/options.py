@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.option_kinds import opens, relation
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["AuthOptions", "JWTKey", "JWTOptions", "OIDCOptions"]
@@ -51,6 +52,29 @@ class AuthOptions:
 
     The ``session`` adapter has no settable options: its store is injected from code.
     """
+
+    __checks__ = (
+        relation(
+            "toolkit_auth.W001",
+            lambda jwt: (
+                None
+                if jwt.secret or jwt.keys
+                else "jwt.secret is not set and jwt.keys is empty; opening auth will fail until "
+                "one is provided"
+            ),
+            adapters=("jwt",),
+            warning=True,
+            hint="set AUTH__{INSTANCE}__JWT_SECRET (at least 32 random bytes) in the "
+            "environment, or list jwt.keys",
+        ).on("jwt"),
+        opens(
+            "toolkit_auth.E002",
+            "toolkit_batteries.auth.policy:build_keyring",
+            adapters=("jwt",),
+            when=lambda options: bool(options.jwt.secret or options.jwt.keys),
+            hint="see docs/batteries/auth.md, section Options",
+        ).on("jwt"),
+    )
 
     jwt: JWTOptions = option(JWTOptions(), doc="options of the jwt adapter")
     oidc: OIDCOptions = option(OIDCOptions(), doc="options of the oidc adapter")

@@ -8,9 +8,10 @@ the provider never made). Nothing secret is stored, so nothing is hidden.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from django.contrib import admin
+
+from toolkit_batteries.core.admin import ReadOnlyAdmin, epoch_column
 
 from .models import BillingSubscription
 
@@ -24,7 +25,7 @@ def _when(seconds: float | None) -> str:
 
 
 @admin.register(BillingSubscription)
-class BillingSubscriptionAdmin(admin.ModelAdmin):
+class BillingSubscriptionAdmin(ReadOnlyAdmin):
     """Subscriptions, most recently changed first."""
 
     list_display = (
@@ -41,7 +42,6 @@ class BillingSubscriptionAdmin(admin.ModelAdmin):
     list_filter = ("instance", "adapter", "status", "cancel_at_period_end")
     search_fields = ("provider_id", "customer_id", "reference")
     ordering = ("-updated_at",)
-    list_per_page = 100
     readonly_fields = (
         "instance",
         "adapter",
@@ -58,24 +58,7 @@ class BillingSubscriptionAdmin(admin.ModelAdmin):
     )
     fields = readonly_fields
 
-    @admin.display(description="period end")
-    def period_end(self, obj: BillingSubscription) -> str:
-        return _when(obj.current_period_end)
-
-    @admin.display(description="last event")
-    def last_event(self, obj: BillingSubscription) -> str:
-        return _when(obj.last_event_at)
-
-    @admin.display(description="created", ordering="created_at")
-    def created(self, obj: BillingSubscription) -> str:
-        return _when(obj.created_at)
-
-    @admin.display(description="updated", ordering="updated_at")
-    def updated(self, obj: BillingSubscription) -> str:
-        return _when(obj.updated_at)
-
-    def has_add_permission(self, request: Any) -> bool:
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
+    period_end = epoch_column("current_period_end", "period end", _when)
+    last_event = epoch_column("last_event_at", "last event", _when)
+    created = epoch_column("created_at", "created", _when, ordering="created_at")
+    updated = epoch_column("updated_at", "updated", _when, ordering="updated_at")

@@ -38,8 +38,17 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.errors import InvalidOptionsError
 
+from .errors import (
+    BillingError,
+    IdempotencyConflictError,
+    IdempotencyMismatchError,
+    ProviderError,
+    SubscriptionNotFoundError,
+    WebhookSignatureError,
+    WebhookTooLargeError,
+)
 from .options import DEFAULT_MAX_WEBHOOK_BYTES, DEFAULT_WEBHOOK_TOLERANCE
 from .states import (
     IllegalTransitionError,
@@ -73,76 +82,6 @@ EVENT_TTL = 4 * 24 * 3600.0
 
 
 # ------------------------------------------------------------------ errors
-
-
-class BillingError(ToolkitError):
-    """Base of the billing battery's runtime errors."""
-
-    code = "internal"
-
-
-class ProviderError(BillingError):
-    """The provider refused or failed a call (names the operation and the HTTP status)."""
-
-    code = "unavailable"
-
-    def __init__(self, instance: str, operation: str, status: int | None, reason: str = "") -> None:
-        self.instance, self.operation, self.status = instance, operation, status
-        self.code = "failed_precondition" if status and 400 <= status < 500 else "unavailable"
-        shown = f"HTTP {status}" if status else "no answer"
-        extra = f", {reason}" if reason else ""
-        super().__init__(f"billing.{instance}: {operation} failed ({shown}{extra})")
-
-
-class SubscriptionNotFoundError(BillingError, LookupError):
-    """The provider (or the stub) has no such subscription."""
-
-    code = "not_found"
-
-    def __init__(self, instance: str) -> None:
-        super().__init__(f"billing.{instance}: no such subscription")
-
-
-class IdempotencyConflictError(BillingError):
-    """The first call with this idempotency key is still running."""
-
-    code = "already_exists"
-
-    def __init__(self, instance: str, operation: str) -> None:
-        super().__init__(
-            f"billing.{instance}: {operation} with this idempotency key is still in progress"
-        )
-
-
-class IdempotencyMismatchError(BillingError, ValueError):
-    """The idempotency key was used before with other arguments."""
-
-    code = "invalid_argument"
-
-    def __init__(self, instance: str, operation: str) -> None:
-        super().__init__(
-            f"billing.{instance}: {operation}: the idempotency key was used with other arguments"
-        )
-
-
-class WebhookSignatureError(BillingError, ValueError):
-    """A webhook's signature is missing, wrong or outside the timestamp tolerance."""
-
-    code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.reason = reason
-        super().__init__(f"billing.{instance}: webhook refused: {reason}")
-
-
-class WebhookTooLargeError(BillingError, ValueError):
-    """A webhook body is larger than ``max_webhook_bytes`` (it was not parsed)."""
-
-    code = "payload_too_large"
-
-    def __init__(self, instance: str, limit: int) -> None:
-        self.limit = limit
-        super().__init__(f"billing.{instance}: webhook body over max_webhook_bytes ({limit})")
 
 
 # ------------------------------------------------------------------ values

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 
-from toolkit_batteries.core.errors import ToolkitError
+from .errors import IllegalTransitionError
 
 __all__ = [
     "LIVE",
@@ -71,17 +71,6 @@ TRANSITIONS: dict[SubscriptionStatus, frozenset[SubscriptionStatus]] = {
 TERMINAL = frozenset(status for status, targets in TRANSITIONS.items() if not targets)
 #: Statuses in which the customer is entitled to the product.
 LIVE = frozenset({S.TRIALING, S.ACTIVE, S.PAST_DUE})
-
-
-class IllegalTransitionError(ToolkitError, ValueError):
-    """A status change the state machine refuses (names the two statuses only)."""
-
-    code = "failed_precondition"
-
-    def __init__(self, instance: str, current: str, target: str) -> None:
-        self.current = current
-        self.target = target
-        super().__init__(f"billing.{instance}: a subscription cannot go from {current} to {target}")
 
 
 def parse_status(value: str, *, instance: str = "default") -> SubscriptionStatus:

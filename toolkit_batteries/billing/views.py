@@ -2,12 +2,16 @@
 
 ::
 
-    from toolkit_batteries.billing.views import BillingAWebhookView, BillingBWebhookView
+    from toolkit_batteries.billing.views import PaddleBillingWebhookView, StripeBillingWebhookView
 
     urlpatterns = [
-        path("hooks/stripe", BillingAWebhookView.as_view()),                   # billing "default"
-        path("hooks/paddle", BillingBWebhookView.as_view(instance="paddle")),  # another instance
+        path("hooks/stripe", StripeBillingWebhookView.as_view()),              # billing "default"
+        path("hooks/paddle", PaddleBillingWebhookView.as_view(instance="paddle")),
     ]
+
+The views are named after the provider they receive from. ``BillingAWebhookView`` and
+``BillingBWebhookView`` (the spec's neutral names) are the same classes, kept for URL
+configurations written with them.
 
 Each view is a CSRF-exempt ``APIView`` with no authentication (the provider's signature
 is the authentication). It answers:
@@ -38,7 +42,13 @@ from rest_framework.views import APIView
 
 from .base import WebhookSignatureError, WebhookTooLargeError
 
-__all__ = ["BillingAWebhookView", "BillingBWebhookView", "BillingWebhookView"]
+__all__ = [
+    "BillingAWebhookView",
+    "BillingBWebhookView",
+    "BillingWebhookView",
+    "PaddleBillingWebhookView",
+    "StripeBillingWebhookView",
+]
 
 logger = logging.getLogger("toolkit.billing")
 
@@ -94,13 +104,18 @@ class BillingWebhookView(APIView):
         return Response({"received": True, "outcome": applied.outcome})
 
 
-class BillingAWebhookView(BillingWebhookView):
-    """Webhooks of ``billing_a`` (``Stripe-Signature``)."""
+class StripeBillingWebhookView(BillingWebhookView):
+    """Webhooks of a Stripe instance (``billing_a``/``stripe``; ``Stripe-Signature``)."""
 
     adapter: ClassVar[str] = "billing_a"
 
 
-class BillingBWebhookView(BillingWebhookView):
-    """Webhooks of ``billing_b`` (``Paddle-Signature``)."""
+class PaddleBillingWebhookView(BillingWebhookView):
+    """Webhooks of a Paddle instance (``billing_b``/``paddle``; ``Paddle-Signature``)."""
 
     adapter: ClassVar[str] = "billing_b"
+
+
+#: The spec's neutral names of the same views (URL configurations written with them work).
+BillingAWebhookView = StripeBillingWebhookView
+BillingBWebhookView = PaddleBillingWebhookView

@@ -59,6 +59,20 @@ __all__ = ["DEFAULT_TIMEOUT", "Cache", "ClosedResource", "decode_options"]
 _DJANGO_ONLY = frozenset({"cullfrequency"})
 #: The source named by errors about ``CACHES`` entries.
 SOURCE = "settings.CACHES"
+#: The ``BaseCache`` calls that leave the process on a remote cache: what its ``@traced`` names.
+REMOTE_OPERATIONS = (
+    "get",
+    "get_many",
+    "has_key",
+    "set",
+    "add",
+    "set_many",
+    "touch",
+    "incr",
+    "delete",
+    "delete_many",
+    "clear",
+)
 
 
 def decode_options(

@@ -11,7 +11,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from .output import EXIT_CODES
+from .exitcodes import EXIT_CODES
 from .parser import CommandParser
 from .table import ALIASES, COMMANDS, CommandInfo
 

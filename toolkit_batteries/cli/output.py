@@ -1,4 +1,4 @@
-"""Exit codes, the error types commands raise, and the text / ``--json`` output channel.
+"""The error types commands raise (each with its exit code) and the text / ``--json`` channel.
 
 A command never calls ``sys.exit`` or prints an envelope itself: it returns a
 :class:`Result` or raises a :class:`CliError`, and :func:`toolkit_batteries.cli.main` turns
@@ -13,14 +13,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from . import exitcodes as codes
+
 __all__ = [
-    "EXIT_CHECK_FAILED",
-    "EXIT_CODES",
-    "EXIT_INVALID",
-    "EXIT_OK",
-    "EXIT_RUNTIME",
-    "EXIT_UNREACHABLE",
-    "EXIT_USAGE",
     "CheckFailedError",
     "CliError",
     "InvalidInputError",
@@ -31,21 +26,11 @@ __all__ = [
     "envelope",
 ]
 
-from .exitcodes import (
-    EXIT_CHECK_FAILED,
-    EXIT_CODES,
-    EXIT_INVALID,
-    EXIT_OK,
-    EXIT_RUNTIME,
-    EXIT_UNREACHABLE,
-    EXIT_USAGE,
-)
-
 
 class CliError(Exception):
     """A command failed; ``str(error)`` is the one-line message (never a secret)."""
 
-    exit_code = EXIT_RUNTIME
+    exit_code = codes.EXIT_RUNTIME
 
     def __init__(
         self,
@@ -65,25 +50,25 @@ class CliError(Exception):
 class UsageError(CliError):
     """Bad or missing flags or arguments (exit 2)."""
 
-    exit_code = EXIT_USAGE
+    exit_code = codes.EXIT_USAGE
 
 
 class InvalidInputError(CliError):
     """Schema diagnostics, invalid configuration or an unsafe path (exit 3)."""
 
-    exit_code = EXIT_INVALID
+    exit_code = codes.EXIT_INVALID
 
 
 class CheckFailedError(CliError):
     """A check found something: breaking changes, unformatted files, failing services (4)."""
 
-    exit_code = EXIT_CHECK_FAILED
+    exit_code = codes.EXIT_CHECK_FAILED
 
 
 class UnreachableError(CliError):
     """A required service (database, Redis, broker) did not answer (exit 5)."""
 
-    exit_code = EXIT_UNREACHABLE
+    exit_code = codes.EXIT_UNREACHABLE
 
 
 @dataclass
@@ -91,7 +76,7 @@ class Result:
     """What a successful command returns: ``data`` goes into the ``--json`` envelope."""
 
     data: Any = None
-    exit_code: int = EXIT_OK
+    exit_code: int = codes.EXIT_OK
     hint: str | None = None
     error: str | None = None
     breadcrumbs: list[str] = field(default_factory=list)
@@ -107,7 +92,11 @@ def envelope(
     breadcrumbs: list[str] | None = None,
 ) -> str:
     """Return the one-line JSON envelope of the CLI contract (keys in contract order)."""
-    body: dict[str, Any] = {"ok": exit_code == EXIT_OK, "command": command, "exitCode": exit_code}
+    body: dict[str, Any] = {
+        "ok": exit_code == codes.EXIT_OK,
+        "command": command,
+        "exitCode": exit_code,
+    }
     if data is not None:
         body["data"] = data
     if error:

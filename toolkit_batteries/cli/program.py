@@ -12,14 +12,7 @@ import sys
 
 from toolkit_batteries import __version__
 
-from .exitcodes import (
-    EXIT_CHECK_FAILED,
-    EXIT_INVALID,
-    EXIT_OK,
-    EXIT_RUNTIME,
-    EXIT_UNREACHABLE,
-    EXIT_USAGE,
-)
+from .exitcodes import EXIT_OK, EXIT_RUNTIME, EXIT_USAGE
 from .table import COMMANDS, GROUPS, lookup
 
 # `typing` alone costs more than the rest of start-up; type checkers treat a module-level
@@ -30,16 +23,8 @@ if TYPE_CHECKING:
 
     from .output import Output
 
-__all__ = [
-    "EXIT_CHECK_FAILED",
-    "EXIT_INVALID",
-    "EXIT_OK",
-    "EXIT_RUNTIME",
-    "EXIT_UNREACHABLE",
-    "EXIT_USAGE",
-    "main",
-    "usage",
-]
+# The exit codes are public in the package (``toolkit_batteries.cli``), not here.
+__all__ = ["main", "usage"]
 
 
 PROG = "toolkit"

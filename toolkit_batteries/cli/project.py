@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .output import EXIT_RUNTIME, CliError, InvalidInputError, Output
+from .exitcodes import EXIT_RUNTIME
+from .output import CliError, InvalidInputError, Output
 
 __all__ = [
     "NotInProjectError",

@@ -11,7 +11,7 @@ from typing import Any
 from toolkit_batteries import __version__
 
 from .catalog import GLOBAL_FLAGS, JSON_MODE, agent_catalog
-from .output import EXIT_CODES
+from .exitcodes import EXIT_CODES
 from .table import GROUPS
 
 __all__ = ["reference_pages", "skill_markdown"]

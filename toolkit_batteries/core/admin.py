@@ -9,13 +9,21 @@ Django's generic "delete selected".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-__all__ = ["PREVIEW_LENGTH", "PurgeableAdmin", "preview"]
+__all__ = [
+    "PREVIEW_LENGTH",
+    "PurgeableAdmin",
+    "ReadOnlyAdmin",
+    "ReadOnlyInline",
+    "epoch_column",
+    "preview",
+]
 
 #: Characters of a payload shown in a list or a detail page.
 PREVIEW_LENGTH = 80
@@ -29,17 +37,34 @@ def preview(body: bytes | memoryview | None, length: int = PREVIEW_LENGTH) -> st
     return text[:length] + "…" if len(text) > length or len(raw) > length * 4 else text
 
 
-class PurgeableAdmin(admin.ModelAdmin):
-    """Read-only rows, 100 a page, with "purge" in place of "delete selected"."""
+def epoch_column(
+    field: str,
+    description: str,
+    render: Callable[[float], Any],
+    *,
+    ordering: str | None = None,
+) -> Callable[[Any, Any], Any]:
+    """Return an admin column showing the epoch-seconds ``field`` through ``render``.
+
+    Battery rows store times as epoch seconds; each page shows them its own way (text or
+    a datetime), and an unset time (0 or ``None``) is passed to ``render`` unchanged.
+    """
+
+    def column(self: Any, obj: Any) -> Any:
+        return render(getattr(obj, field))
+
+    column.__name__ = field
+    return admin.display(description=description, ordering=ordering)(column)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written by the battery only, 100 a page: no add form, no edit form.
+
+    Editing a row by hand could make the battery's books lie (skip a state transition,
+    forge a delivery); the page lists, filters, searches and shows.
+    """
 
     list_per_page = 100
-    actions: tuple[str, ...] = ("purge",)
-
-    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        """Offer purge instead of Django's generic "delete selected"."""
-        found = super().get_actions(request)
-        found.pop("delete_selected", None)
-        return found
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         """Rows come from the battery, never from a form."""
@@ -48,6 +73,33 @@ class PurgeableAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         """Rows are read-only here; the actions are the way to change them."""
         return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """A battery's child rows under their parent: shown, never added, edited or deleted."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Child rows come from the battery, never from a form."""
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Child rows are read-only here."""
+        return False
+
+
+class PurgeableAdmin(ReadOnlyAdmin):
+    """Read-only rows, 100 a page, with "purge" in place of "delete selected"."""
+
+    actions: tuple[str, ...] = ("purge",)
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        """Offer purge instead of Django's generic "delete selected"."""
+        found = super().get_actions(request)
+        found.pop("delete_selected", None)
+        return found
 
     @admin.action(description="Purge the selected rows for good", permissions=["delete"])
     def purge(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:

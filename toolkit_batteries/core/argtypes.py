@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["port_number", "positive_int", "positive_seconds"]
+__all__ = ["duration_seconds", "port_number", "positive_int", "positive_seconds"]
+
+
+def _whole_number(text: str) -> int:
+    """Parse an integer flag; every integer flag refuses other text with one message."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number") from None
 
 
 def positive_int(text: str) -> int:
     """Parse a count that must be at least 1 (``--workers``, ``--concurrency``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a whole number") from None
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
@@ -26,10 +31,7 @@ def positive_int(text: str) -> int:
 
 def port_number(text: str) -> int:
     """Parse a TCP port: 1 to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a whole number") from None
+    value = _whole_number(text)
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError("must be between 1 and 65535")
     return value
@@ -44,3 +46,19 @@ def positive_seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be positive")
     return value
+
+
+def duration_seconds(text: str) -> float:
+    """Parse an age such as ``168h``, ``30m`` or plain seconds (``--older-than``).
+
+    Zero is allowed (everything is older than it); a negative age is refused.
+    """
+    from toolkit_batteries.core.options import parse_duration
+
+    try:
+        seconds = parse_duration(text).total_seconds()
+    except ValueError:
+        raise argparse.ArgumentTypeError('must be a duration such as "168h" or "30m"') from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return seconds

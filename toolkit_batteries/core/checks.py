@@ -35,9 +35,11 @@ __all__ = [
     "battery_check",
     "check_configuration",
     "declared_option_messages",
+    "error",
     "resolved_instances",
     "service_checks",
     "toolkit_settings",
+    "warning",
 ]
 
 #: The tag every toolkit check is registered under (``manage.py check --tag toolkit``).
@@ -159,3 +161,15 @@ def resolved_instances(config: Config, service: str) -> Iterator[tuple[ServiceCo
         except ConfigurationError:
             continue
         yield cfg, adapter
+
+
+def error(check_id: str, message: str, hint: str | None = None, obj: str = _OBJ) -> checks.Error:
+    """Return a ``checks.Error`` on ``settings.TOOLKIT``, the object every battery check names."""
+    return checks.Error(message, hint=hint, obj=obj, id=check_id)
+
+
+def warning(
+    check_id: str, message: str, hint: str | None = None, obj: str = _OBJ
+) -> checks.Warning:
+    """Return a ``checks.Warning`` on ``settings.TOOLKIT`` (see :func:`error`)."""
+    return checks.Warning(message, hint=hint, obj=obj, id=check_id)

@@ -153,7 +153,10 @@ class KVClients:
     """The process-wide registry of ``redis.Redis`` clients, leased by their users."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: a lease is released by a ``weakref.finalize`` of the object that held
+        # it, and the garbage collector may run that finalizer in this very thread while it
+        # holds the lock (building a client allocates); a plain Lock deadlocks there.
+        self._lock = threading.RLock()
         self._by_key: dict[Hashable, _Shared] = {}
         self._by_client: dict[int, Hashable] = {}
 

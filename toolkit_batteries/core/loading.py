@@ -39,6 +39,7 @@ __all__ = [
     "clear_cache",
     "import_dotted",
     "resolve_adapter",
+    "table_entry",
 ]
 
 #: Real product names accepted as aliases of the neutral canonical names (DESIGN.md
@@ -92,19 +93,34 @@ def resolve_adapter(service: str, name: str) -> tuple[str, type]:
         return found
     table = adapter_table(service)
     text = name.strip() if isinstance(name, str) else ""
-    canonical = table.names.get(text.lower())
-    if canonical is not None:
-        path = table.adapters[canonical]
-    elif "." in text:
+    entry = table_entry(service, name)
+    if entry is not None:
+        canonical, path = entry
+    else:
         path = text
         canonical = next((c for c, p in table.adapters.items() if p == text), text)
-    else:
-        raise UnknownAdapterError(service, text or repr(name), table.available())
     cls = _import_adapter(table, text, path)
     found = (canonical, cls)
     with _lock:
         _resolved[key] = found
     return found
+
+
+def table_entry(service: str, name: Any) -> tuple[str, str] | None:
+    """Return ``(canonical name, dotted path)`` of an adapter name ``service`` lists.
+
+    ``None`` means ``name`` is a dotted path of the caller's own (to import and check);
+    any other name raises :class:`UnknownAdapterError`. Nothing is imported, so settings
+    helpers can name a backend before Django is set up.
+    """
+    table = adapter_table(service)
+    text = name.strip() if isinstance(name, str) else ""
+    canonical = table.names.get(text.lower())
+    if canonical is not None:
+        return canonical, table.adapters[canonical]
+    if "." not in text:
+        raise UnknownAdapterError(service, text or repr(name), table.available())
+    return None
 
 
 def adapter_table(service: str) -> AdapterTable:

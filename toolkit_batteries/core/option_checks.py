@@ -40,7 +40,7 @@ def declared_option_messages(config: Config, service: str) -> list[checks.CheckM
     for cfg, adapter in resolved_instances(config, service):
         context = RuleContext(service, cfg.instance, adapter, cfg.options)
         for rule in _declared_rules(type(cfg.options)):
-            if rule.applies(adapter):
+            if rule.applies(adapter, cfg.options):
                 messages.extend(_rule_messages(rule, context))
     return messages
 

@@ -11,6 +11,11 @@ declared on the options class instead, with the fields it covers::
 
     __checks__ = (kv_address("toolkit_cache.E002", adapters=("kvserver",)),)
 
+Besides values' shapes, rules look at the machine without running anything (a file that
+exists, a key file others cannot read, a program on PATH), parse with the battery's own
+parser (a key ring, ``opens``), or relate fields (``relation(id, test)``; ``when=`` gates
+any rule on the options), so ``checks.py`` is left with checks about behaviour.
+
 :func:`toolkit_batteries.core.checks.declared_option_messages` walks every configured
 instance's options by these declarations and reports with each rule's own check ID (the
 battery's, so messages and IDs stay those of the battery). A rule's message names the
@@ -35,12 +40,17 @@ __all__ = [
     "between",
     "both_or_neither",
     "choice",
+    "file_exists",
+    "keyring",
     "kv_address",
     "matches",
     "non_negative",
     "opens",
     "path_under",
     "positive",
+    "private_file",
+    "program",
+    "relation",
     "required",
     "reserved_kv_url",
     "secret_set",
@@ -93,14 +103,18 @@ class Rule:
     #: One message per failing field; ``False``: one message for the first failing field.
     each: bool = True
     warning: bool = False
+    #: ``when(options)``: the rule runs only when it is true (a field another one depends on).
+    when: Callable[[Any], bool] | None = None
 
     def on(self, *fields: str) -> Rule:
         """Return this rule for ``fields`` (dotted paths), for a class-level declaration."""
         return replace(self, fields=fields)
 
-    def applies(self, adapter: str) -> bool:
-        """Tell whether instances on ``adapter`` are checked by this rule."""
-        return (not self.adapters or adapter in self.adapters) and adapter not in self.unless
+    def applies(self, adapter: str, options: Any = None) -> bool:
+        """Tell whether an instance on ``adapter`` (with ``options``) is checked by this rule."""
+        if (self.adapters and adapter not in self.adapters) or adapter in self.unless:
+            return False
+        return self.when is None or bool(self.when(options))
 
     def render(self, text: str, context: RuleContext, field: str, reason: str) -> str:
         """Fill a message or hint template; other braces (a JSON example) stay as written."""
@@ -376,3 +390,127 @@ def both_or_neither(check_id: str, first: str, second: str, **kwargs: Any) -> Ru
 
     kwargs.setdefault("message", "{where}: {reason}")
     return _rule(test, check_id, fields=("",), **kwargs)
+
+
+# --------------------------------------------------------------------------- files, programs
+
+
+def file_exists(
+    check_id: str,
+    *,
+    missing: str | None = None,
+    absent: str = "names a file that does not exist",
+    readable: bool = False,
+    **kwargs: Any,
+) -> Rule:
+    """Require a path option to name an existing file (``readable``: one this process reads).
+
+    An empty value passes unless ``missing`` is given (its reason: ``"is required"``).
+    Nothing is opened: the check looks at the file system entry only.
+    """
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        import os
+
+        path = str(value or "").strip()
+        if not path:
+            return missing
+        ok = os.path.isfile(path) and (not readable or os.access(path, os.R_OK))
+        return None if ok else absent
+
+    return _rule(test, check_id, **kwargs)
+
+
+def private_file(
+    check_id: str, reason: str = "is readable by group or others", **kwargs: Any
+) -> Rule:
+    """Warn that the file an option names (a key file) is readable by group or others.
+
+    The default message names the file by its option: ``the file of option "x" ...``.
+    A missing file is not this rule's concern (``file_exists`` reports it).
+    """
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        import os
+
+        path = str(value or "").strip()
+        if not path or not os.path.isfile(path):
+            return None
+        return reason if os.stat(path).st_mode & 0o077 else None
+
+    kwargs.setdefault("warning", True)
+    kwargs.setdefault("message", '{where}: the file of option "{field}" {reason}')
+    return _rule(test, check_id, **kwargs)
+
+
+def program(
+    check_id: str,
+    default: str | None = None,
+    *,
+    reason: str = "names a program not on PATH",
+    command: bool = False,
+    **kwargs: Any,
+) -> Rule:
+    """Require the program an option names (empty: ``default``, else the field's name) on PATH.
+
+    ``command``: the value is a command line and its first word is the program. A value
+    with a directory is checked as that file (it must be executable). Nothing is run.
+    """
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        import shlex
+        import shutil
+
+        text = str(value or "").strip() or default or field.rsplit(".", 1)[-1]
+        try:
+            argv = shlex.split(text) if command else [text]
+        except ValueError:
+            return reason
+        return None if argv and shutil.which(argv[0]) else reason
+
+    return _rule(test, check_id, **kwargs)
+
+
+def keyring(
+    check_id: str, parser: str, size: int, *, skip_empty: bool = False, **kwargs: Any
+) -> Rule:
+    """Require a key option to parse as a key ring of ``size``-byte keys.
+
+    ``parser`` is ``"module:function"`` called as ``function(text, size=, field=, instance=)``
+    (the battery's own parser, the one opening uses), raising ``InvalidOptionsError`` whose
+    text names the field and never the key. The module is imported only when the check runs.
+    """
+
+    def test(value: Any, context: RuleContext, field: str) -> str | None:
+        from importlib import import_module
+
+        from .errors import InvalidOptionsError
+
+        text = str(value or "")
+        if skip_empty and not text.strip():
+            return None
+        module, _, name = parser.partition(":")
+        try:
+            getattr(import_module(module), name)(
+                text, size=size, field=field, instance=context.instance
+            )
+        except InvalidOptionsError as exc:
+            return str(exc)
+        return None
+
+    kwargs.setdefault("message", "{reason}")
+    return _rule(test, check_id, **kwargs)
+
+
+# --------------------------------------------------------------------------- relations
+
+
+def relation(check_id: str, test: Callable[[Any], str | None], **kwargs: Any) -> Rule:
+    """Check options against each other: ``test(options)`` returns a value-free reason or None.
+
+    ``test`` sees the whole options (or the block a ``.on(path)`` names), so a rule can say
+    "only one of", "is not shorter than", "is set but the adapter ignores it". The message
+    is ``{where}: {reason}``; the reason names the fields.
+    """
+    kwargs.setdefault("message", "{where}: {reason}")
+    return _rule(lambda value, context, field: test(value), check_id, fields=("",), **kwargs)

@@ -58,6 +58,7 @@ __all__ = [
 
 T = TypeVar("T")
 
+
 class Duration(timedelta):
     """The annotation of duration options; their values are plain ``datetime.timedelta``.
 

@@ -8,9 +8,9 @@ written from :data:`~toolkit_batteries.core.catalog.SERVICES` (each row's ``base
 * ``toolkit_batteries/_accessors.pyi``: a typing-only class the container derives from
   when a type checker looks (``core/`` itself imports no battery, not even for types);
 * ``toolkit_batteries/<package>/__init__.pyi`` for each package that exports its names
-  with :func:`~toolkit_batteries.core.exports.lazy_exports`: the same names, imported
-  from the submodules that define them, so ``from toolkit_batteries.cache import Cache``
-  is typed as the class, not ``Any``.
+  with :func:`~toolkit_batteries.core.exports.lazy_exports`: the same names, re-exported
+  (``X as X``) from the submodules that define them, so
+  ``from toolkit_batteries.cache import Cache`` is typed as the class, not ``Any``.
 
 ``tests/test_catalog.py`` fails when a file on disk differs from what this renders, so a
 row added to the catalog is typed once this module is run.
@@ -106,15 +106,11 @@ def _package_stubs() -> dict[str, str]:
             by_module.setdefault(module, []).append(export)
         text = _HEADER.format(what=f"Types of :mod:`{package}` (its lazily exported names).")
         for module in sorted(by_module):
-            names = sorted(by_module[module], key=_isort_key)
-            line = f"from .{module} import {', '.join(names)}"
-            if len(line) <= 100:
-                text += line + "\n"
-            else:
-                text += f"from .{module} import (\n" + "".join(f"    {n},\n" for n in names)
-                text += ")\n"
-        public = sorted(EXPORTS[package], key=lambda n: _isort_key(n, fold=False))
-        text += "\n__all__ = [\n" + "".join(f'    "{n}",\n' for n in public) + "]\n"
+            # ``X as X`` is a stub's explicit re-export: each name is written once, with
+            # no ``__all__`` repeating the list the defining module already keeps.
+            # The linter keeps aliased imports one to a statement.
+            for n in sorted(by_module[module], key=_isort_key):
+                text += f"from .{module} import {n} as {n}\n"
         stubs[f"{name}/__init__.pyi"] = text
     return stubs
 

@@ -37,12 +37,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolkit_batteries.core.adapter import ClosedResource, Service
 from toolkit_batteries.core.errors import (
-    ConfigurationError,
     ServiceUnavailableError,
     ToolkitError,
 )
 from toolkit_batteries.core.redaction import redact_string
 from toolkit_batteries.core.transport import Unreachable, sql_unreachable
+
+from .errors import MissingTablesError
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -89,22 +90,6 @@ def _check_params(params: Any) -> tuple[Any, ...]:
 
 #: Tries of :meth:`Database.connect` while a new SQLite file is locked by its WAL switch.
 _LOCKED_ATTEMPTS = 8
-
-
-class MissingTablesError(ConfigurationError):
-    """A battery's tables are not in its database: the migrations have not been applied."""
-
-    code = "missing_tables"
-
-    def __init__(self, service: str, instance: str, alias: str, tables: Sequence[str]) -> None:
-        self.service = service
-        self.instance = instance
-        self.tables = tuple(tables)
-        super().__init__(
-            f"toolkit: {service}.{instance}: the table(s) {', '.join(self.tables)} do not "
-            f'exist in database "{alias}"; run `python manage.py migrate --database {alias}` '
-            "(or `toolkit db migrate`) to create them"
-        )
 
 
 class _Queries:

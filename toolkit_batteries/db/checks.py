@@ -1,14 +1,7 @@
-"""System checks of the ``db`` battery (``manage.py check``).
+"""Behaviour checks of ``db``; every ID is in docs/batteries/db.md, "Checks".
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` with the
-battery's own configuration, after its ``toolkit_db.E001`` (the adapter resolves):
-
-* ``toolkit_db.E002``: the ``sqlserver`` adapter has no ``dsn``.
-* ``toolkit_db.E003``: ``dsn`` or ``path`` names the other dialect, or does not parse.
-* ``toolkit_db.W001``: ``sqlserver`` with ``max_conns`` below ``min_conns``: Django's pool
-  is capped at ``max_conns``, so ``min_conns`` is not what it says.
-
-Messages name instances and fields, never values.
+``E002``/``E003``: the DSN or path resolves as the adapter opens it; ``W001``: pool
+bounds. Messages name instances and fields, never values.
 """
 
 from __future__ import annotations
@@ -17,14 +10,13 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
+from toolkit_batteries.core.checks import error, warning
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
 
 __all__ = ["battery_checks"]
-
-_OBJ = "settings.TOOLKIT"
 
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
@@ -55,16 +47,15 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                 else "use the sqlfile adapter for a file and sqlserver for a PostgreSQL DSN"
             )
             check_id = "toolkit_db.E002" if missing else "toolkit_db.E003"
-            found.append(checks.Error(str(exc), hint=hint, obj=_OBJ, id=check_id))
+            found.append(error(check_id, str(exc), hint))
             continue
         options = cfg.options
         if adapter == "sqlserver" and 0 < options.max_conns < options.min_conns:
             found.append(
-                checks.Warning(
+                warning(
+                    "toolkit_db.W001",
                     f"{where}: max_conns is below min_conns; the pool keeps at most max_conns open",
-                    hint="raise max_conns to at least min_conns, or lower min_conns",
-                    obj=_OBJ,
-                    id="toolkit_db.W001",
+                    "raise max_conns to at least min_conns, or lower min_conns",
                 )
             )
     return found

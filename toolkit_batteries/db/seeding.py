@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .errors import NoSeedsError, SeedFailedError
+
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
 
@@ -27,18 +29,6 @@ __all__ = ["NoSeedsError", "SeedFailedError", "add_seed_flags", "find_seeds", "r
 def add_seed_flags(parser: Any) -> None:
     """Add ``--app`` (shared by ``manage.py db_seed`` and ``toolkit db seed``)."""
     parser.add_argument("--app", default=None, help="seed only this app (its label)")
-
-
-class NoSeedsError(Exception):
-    """No app (or not the one asked for) has a ``seeds.run()``."""
-
-
-class SeedFailedError(Exception):
-    """A ``seeds.run()`` raised; its transaction was rolled back."""
-
-    def __init__(self, label: str, message: str) -> None:
-        super().__init__(message)
-        self.label = label
 
 
 def _has_module(name: str) -> bool:

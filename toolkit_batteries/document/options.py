@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import warn_when_set
+from toolkit_batteries.core.option_kinds import program, required, url, warn_when_set
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["DocumentOptions"]
+
+
+_ENDPOINT_HINT = (
+    "endpoint is the https:// URL of the rendering service without credentials; "
+    "allow_insecure permits http, allow_private private addresses"
+)
 
 
 @options_class
@@ -21,6 +27,27 @@ class DocumentOptions:
             adapters=("latex",),
             hint="only for sources you wrote yourself; never for user input",
         ).on("latex_allow_unsafe_source"),
+        required(
+            "toolkit_document.E002",
+            hint=_ENDPOINT_HINT,
+            adapters=("remote",),
+        ).on("endpoint"),
+        url("toolkit_document.E002", adapters=("remote",), hint=_ENDPOINT_HINT).on("endpoint"),
+        program(
+            "toolkit_document.E004",
+            "pdflatex",
+            command=True,
+            adapters=("latex",),
+            hint="install texlive-latex-base (pdflatex)",
+        ).on("latex_command"),
+        program(
+            "toolkit_document.W001",
+            "pdftoppm",
+            command=True,
+            reason="names a program not on PATH; page images (png, jpeg) will fail",
+            warning=True,
+            hint="install poppler-utils (pdftoppm)",
+        ).on("latex_pdf_to_ppm"),
     )
 
     tmp_dir: str = option("", doc="directory for intermediate artifacts")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import positive
+from toolkit_batteries.core.option_kinds import file_exists, positive, private_file, url
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["DEFAULT_ENDPOINT", "FlagOptions", "RemoteConfigFlagOptions", "StaticFlagOptions"]
@@ -46,6 +46,29 @@ class FlagOptions:
             adapters=("remotecfg",),
             hint="use a positive duration, or leave it unset for the default",
         ).on("remotecfg.timeout", "remotecfg.ttl"),
+        file_exists(
+            "toolkit_flag.E002",
+            adapters=("static",),
+            hint="point static.path at a JSON or TOML flag file, or leave it unset",
+        ).on("static.path"),
+        file_exists(
+            "toolkit_flag.E003",
+            missing="is required",
+            adapters=("remotecfg",),
+            hint="set it to the path of the service-account JSON key file",
+        ).on("remotecfg.service_account"),
+        private_file(
+            "toolkit_flag.W001", adapters=("remotecfg",), hint="chmod 600 the key file"
+        ).on("remotecfg.service_account"),
+        url(
+            "toolkit_flag.E004",
+            insecure="remotecfg.allow_insecure",
+            private="remotecfg.allow_private",
+            default=DEFAULT_ENDPOINT,
+            adapters=("remotecfg",),
+            hint="use an https:// URL; http needs remotecfg.allow_insecure and a "
+            "loopback or private host remotecfg.allow_private",
+        ).on("remotecfg.endpoint"),
     )
 
     static: StaticFlagOptions = option(StaticFlagOptions(), doc="options of the static adapter")

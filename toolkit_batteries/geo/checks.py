@@ -1,18 +1,7 @@
-"""System checks of the ``geo`` battery (``manage.py check``).
+"""Behaviour check of ``geo``; every ID is in docs/batteries/geo.md, "Checks".
 
-Shape rules are declared on the options and reported by the core check
-(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
-
-* ``toolkit_geo.E002``: ``geo_a`` without ``api_key``.
-* ``toolkit_geo.E003``: ``base_url`` (``geo_a``) or ``endpoint`` (``geo_b``) breaks the
-  outbound rules (http without ``allow_insecure``, a loopback or private literal host
-  without ``allow_private``, credentials, query or fragment).
-* ``toolkit_geo.E004``: ``geo_b`` without a usable ``user_agent``.
-* ``toolkit_geo.E005``: the ``static`` adapter's ``path`` resolves outside the project
-  root or names a file that does not exist.
-* ``toolkit_geo.E006``: ``timeout`` or ``max_response_body`` is negative.
-
-Messages name instances and fields, never values. Nothing connects; no file is parsed.
+Shape rules are declared on the options. Here: ``E005``, the ``static`` gazetteer file is
+inside the project and exists. Messages name fields, never values (paths included).
 """
 
 from __future__ import annotations
@@ -21,15 +10,13 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.checks import resolved_instances
+from toolkit_batteries.core.checks import error, resolved_instances
 from toolkit_batteries.core.errors import InvalidOptionsError
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
 
 __all__ = ["battery_checks"]
-
-_OBJ = "settings.TOOLKIT"
 
 
 def _static(where: str, path: str, instance: str) -> list[checks.CheckMessage]:
@@ -46,11 +33,10 @@ def _static(where: str, path: str, instance: str) -> list[checks.CheckMessage]:
             return []
         reason = "names a file that does not exist"
     return [
-        checks.Error(
+        error(
+            "toolkit_geo.E005",
             f'{where}: option "path" {reason}',
-            hint="point path at a JSON gazetteer file inside BASE_DIR, or leave it unset",
-            obj=_OBJ,
-            id="toolkit_geo.E005",
+            "point path at a JSON gazetteer file inside BASE_DIR, or leave it unset",
         )
     ]
 

@@ -1,17 +1,7 @@
-"""System checks of the ``i18n`` battery (``manage.py check``).
+"""Behaviour check of ``i18n``; every ID is in docs/batteries/i18n.md, "Checks".
 
-Shape rules are declared on the options and reported by the core check
-(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
-
-* ``toolkit_i18n.E002``: ``embed.dir`` names a directory that does not exist.
-* ``toolkit_i18n.E003``: ``remote`` without ``remote.endpoint``, or one that is not an
-  allowed URL (http without ``allow_insecure``, a loopback/private literal host without
-  ``allow_private``).
-* ``toolkit_i18n.E004``: ``remote.timeout`` or ``remote.max_in_flight`` is not positive.
-* ``toolkit_i18n.W001``: an ``embed.dir`` is not in ``LOCALE_PATHS``, so Django's
-  ``gettext`` and ``{% translate %}`` do not read the catalogs ``services.i18n()`` reads.
-
-Messages name instances and fields, never values. Nothing connects; no catalog is read.
+Shape rules are declared on the options. Here: ``W001``, an ``embed.dir`` that Django's
+gettext does not read (not in ``LOCALE_PATHS``). Messages name fields, never values.
 """
 
 from __future__ import annotations
@@ -22,14 +12,12 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.core import checks
 
-from toolkit_batteries.core.checks import resolved_instances
+from toolkit_batteries.core.checks import error, resolved_instances, warning
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
 
 __all__ = ["battery_checks"]
-
-_OBJ = "settings.TOOLKIT"
 
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
@@ -44,21 +32,19 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
                 continue
             if not os.path.isdir(directory):
                 found.append(
-                    checks.Error(
+                    error(
+                        "toolkit_i18n.E002",
                         f'{where}: option "embed.dir" names a directory that does not exist',
-                        hint="point embed.dir at a directory of <locale>/LC_MESSAGES/django.mo",
-                        obj=_OBJ,
-                        id="toolkit_i18n.E002",
+                        "point embed.dir at a directory of <locale>/LC_MESSAGES/django.mo",
                     )
                 )
             elif os.path.abspath(directory) not in locale_paths:
                 found.append(
-                    checks.Warning(
+                    warning(
+                        "toolkit_i18n.W001",
                         f'{where}: option "embed.dir" is not in LOCALE_PATHS, so Django\'s '
                         "gettext and {% translate %} do not read its catalogs",
-                        hint="LOCALE_PATHS = [*i18n_locale_paths(TOOLKIT)] in settings.py",
-                        obj=_OBJ,
-                        id="toolkit_i18n.W001",
+                        "LOCALE_PATHS = [*i18n_locale_paths(TOOLKIT)] in settings.py",
                     )
                 )
             continue

@@ -1,9 +1,6 @@
-"""System checks of the ``log`` battery (``toolkit_log.*``).
+"""Behaviour check of ``log``; every ID is in docs/batteries/log.md, "Checks".
 
-* ``toolkit_log.E001`` (from :class:`~toolkit_batteries.core.apps.BatteryConfig`): an
-  instance's adapter does not resolve.
-* ``toolkit_log.W001``: the ``pretty`` adapter is configured while ``DEBUG`` is False.
-  Pretty output is for a developer's terminal; log collectors want ``slog`` or ``log_b``.
+``W001``: the ``pretty`` adapter while ``DEBUG`` is False (log collectors want ``slog``).
 """
 
 from __future__ import annotations
@@ -13,6 +10,7 @@ from collections.abc import Iterator
 from django.conf import settings
 from django.core import checks
 
+from toolkit_batteries.core.checks import warning
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.errors import ConfigurationError
 from toolkit_batteries.core.loading import resolve_adapter
@@ -30,9 +28,8 @@ def battery_checks(config: Config) -> Iterator[checks.CheckMessage]:
         except ConfigurationError:  # reported as toolkit_log.E001
             continue
         if adapter == "pretty":
-            yield checks.Warning(
+            yield warning(
+                "toolkit_log.W001",
                 f'log.{instance}: the "pretty" adapter is configured while DEBUG is False',
-                hint='Pretty output is for terminals; use "slog" or "log_b" in production.',
-                obj="settings.TOOLKIT",
-                id="toolkit_log.W001",
+                'Pretty output is for terminals; use "slog" or "log_b" in production.',
             )

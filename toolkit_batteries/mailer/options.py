@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import non_negative
+from toolkit_batteries.core.option_kinds import non_negative, opens, relation
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["MailerOptions"]
@@ -22,6 +22,35 @@ class MailerOptions:
 
     __checks__ = (
         non_negative("toolkit_mailer.E003", each=False).on("timeout", "max_message_size"),
+        relation(
+            "toolkit_mailer.E002",
+            lambda o: (
+                None
+                if bool(o.username) == bool(o.password)
+                else f'option "{"password" if o.username else "username"}" is empty while '
+                f'"{"username" if o.username else "password"}" is set'
+            ),
+            adapters=("smtp",),
+            hint="set both username and password for SMTP AUTH, or neither",
+        ),
+        relation(
+            "toolkit_mailer.W001",
+            lambda o: (
+                'the SMTP password is sent unencrypted (option "encryption")'
+                if o.password and o.encryption == "none"
+                else None
+            ),
+            adapters=("smtp",),
+            warning=True,
+            hint='use "starttls" (default) or "tls"',
+        ),
+        opens(
+            "toolkit_mailer.E004",
+            "toolkit_batteries.mailer.adapters.provider:provider_backend",
+            adapters=("provider",),
+            hint='set "backend_path" to a dotted path such as '
+            '"anymail.backends.postmark.EmailBackend"',
+        ).on("backend_path"),
     )
 
     host: str = option("localhost", doc="SMTP hostname")

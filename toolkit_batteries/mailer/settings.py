@@ -43,15 +43,13 @@ def backend_path(adapter: str) -> str:
     """
     from django.core.mail.backends.base import BaseEmailBackend
 
-    from toolkit_batteries.core.loading import adapter_table, import_dotted
+    from toolkit_batteries.core.loading import adapter_table, import_dotted, table_entry
 
+    entry = table_entry("mailer", adapter)
+    if entry is not None:
+        return entry[1]
     table = adapter_table("mailer")
     text = adapter.strip()
-    canonical = table.names.get(text.lower())
-    if canonical is not None:
-        return table.adapters[canonical]
-    if "." not in text:
-        raise UnknownAdapterError("mailer", text or repr(adapter), table.available())
     try:
         cls = import_dotted(text)
     except LookupError as exc:

@@ -23,12 +23,13 @@ What it adds on top of the store:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, ClassVar
@@ -431,47 +432,53 @@ class Media(Service):
                 f"({self.max_duration:g}s)"
             )
 
+    def _ffprobe(self, path: str) -> Any:
+        """Run this instance's ffprobe (binary, timeout, name in errors) on a local file."""
+        from . import video
+
+        return video.probe(
+            self.options.ffprobe or "ffprobe", path, timeout=self.probe_timeout, where=self.where
+        )
+
+    @contextlib.contextmanager
+    def _probed_copy(self, key: str) -> Iterator[tuple[str, str, Any]]:
+        """Yield ``(path, scratch dir, probe)`` of a local copy of the video, its length checked.
+
+        Poster frames and renditions both start here, so ``max_duration`` is enforced on
+        the source the same way before ffmpeg runs.
+        """
+        with (
+            self._local_copy(key) as (path, _),
+            tempfile.TemporaryDirectory(prefix="toolkit-media-") as scratch,
+        ):
+            found = self._ffprobe(path)
+            self._check_duration(found)
+            yield path, scratch, found
+
     def put_video(self, key: str, data: Data, *, content_type: str = "") -> VideoInfo:
         """Probe ``data`` with ffprobe, enforce ``max_duration``, store it at ``key``.
 
         The stored type is ``content_type`` if given, else the one of the container
         ffprobe found.
         """
-        from . import video
         from .fetch import spool_bounded
 
         key = self._source_key(key)
         with spool_bounded(data, self.max_download_bytes, where=self.where) as spooled:
-            found = video.probe(
-                self.options.ffprobe or "ffprobe",
-                spooled.name,
-                timeout=self.probe_timeout,
-                where=self.where,
-            )
+            found = self._ffprobe(spooled.name)
             self._check_duration(found)
             size = os.path.getsize(spooled.name)
             spooled.seek(0)
             self._put(key, spooled, content_type or _video_type(found.format))
         self._drop_renditions(key)
-        return VideoInfo(
-            key, found.duration, found.width, found.height, found.codec, found.format, size
-        )
+        return _video_info(key, found, size)
 
     def probe(self, key: str) -> VideoInfo:
         """Return what ffprobe says of the stored video at ``key``."""
-        from . import video
-
         key = self._key(key)
         with self._local_copy(key) as (path, size):
-            found = video.probe(
-                self.options.ffprobe or "ffprobe",
-                path,
-                timeout=self.probe_timeout,
-                where=self.where,
-            )
-        return VideoInfo(
-            key, found.duration, found.width, found.height, found.codec, found.format, size
-        )
+            found = self._ffprobe(path)
+        return _video_info(key, found, size)
 
     def poster(
         self,
@@ -504,17 +511,7 @@ class Media(Service):
         target = f"{self.derived_prefix(key)}poster-t{at:.3f}-{spec}"
         if not refresh and self._fresh(key, target):
             return target
-        with (
-            self._local_copy(key) as (path, _),
-            tempfile.TemporaryDirectory(prefix="toolkit-media-") as scratch,
-        ):
-            found = video.probe(
-                self.options.ffprobe or "ffprobe",
-                path,
-                timeout=self.probe_timeout,
-                where=self.where,
-            )
-            self._check_duration(found)
+        with self._probed_copy(key) as (path, scratch, found):
             if at and found.duration and at >= found.duration:
                 raise MediaError(f"{self.where}: at is past the end of the video")
             frame = os.path.join(scratch, "frame.png")
@@ -566,17 +563,7 @@ class Media(Service):
         target = f"{self.derived_prefix(key)}video-{width or 0}x{height or 0}.{ext}"
         if not refresh and self._fresh(key, target):
             return target
-        with (
-            self._local_copy(key) as (path, _),
-            tempfile.TemporaryDirectory(prefix="toolkit-media-") as scratch,
-        ):
-            found = video.probe(
-                self.options.ffprobe or "ffprobe",
-                path,
-                timeout=self.probe_timeout,
-                where=self.where,
-            )
-            self._check_duration(found)
+        with self._probed_copy(key) as (path, scratch, _):
             out = os.path.join(scratch, f"out.{ext}")
             video.transcode(
                 self.options.ffmpeg or "ffmpeg",
@@ -595,8 +582,6 @@ class Media(Service):
 
     def _local_copy(self, key: str) -> Any:
         """Context manager yielding ``(path, size)`` of a local file holding ``key``."""
-        import contextlib
-
         from .fetch import spool_bounded
 
         store = self.store
@@ -636,3 +621,10 @@ def _video_type(format_name: str) -> str:
     if "mp4" in names or "mov" in names:
         return "video/mp4"
     return "application/octet-stream"
+
+
+def _video_info(key: str, found: Any, size: int) -> VideoInfo:
+    """Build the public answer for a probed video (``put_video`` and ``probe`` agree)."""
+    return VideoInfo(
+        key, found.duration, found.width, found.height, found.codec, found.format, size
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+from collections.abc import Iterator
 from typing import IO, Any
 from urllib.parse import urlsplit
 
@@ -33,33 +34,43 @@ def _too_large(where: str) -> MediaTooLargeError:
     return MediaTooLargeError(f"{where}: the input is larger than max_download_bytes")
 
 
-def read_bounded(
+def _bounded_chunks(
     data: bytes | bytearray | memoryview | IO[bytes], limit: int, *, where: str
-) -> bytes:
-    """Return the bytes of ``data`` (bytes or a readable file), at most ``limit`` of them."""
+) -> Iterator[bytes]:
+    """Yield the bytes of ``data`` (bytes or a readable file), refusing past ``limit``.
+
+    One reader for both the in-memory and the spooled copy, so a declared size over the
+    limit is refused before a byte is read and a lying one after ``limit + 1`` bytes.
+    """
     if isinstance(data, (bytes, bytearray, memoryview)):
-        raw = bytes(data)
-        if limit and len(raw) > limit:
+        if limit and len(data) > limit:
             raise _too_large(where)
-        return raw
+        yield bytes(data)
+        return
     declared = _declared_size(data)
     if limit and declared is not None and declared > limit:
         raise _too_large(where)
     if hasattr(data, "seek"):
         with contextlib.suppress(OSError, ValueError):
             data.seek(0)
-    chunks, total = [], 0
+    total = 0
     while True:
         chunk = data.read(_CHUNK if not limit else min(_CHUNK, limit + 1 - total))
         if not chunk:
             break
         if isinstance(chunk, str):
             raise MediaFetchError(f"{where}: the input is text; open the file in binary mode")
-        chunks.append(chunk)
         total += len(chunk)
         if limit and total > limit:
             raise _too_large(where)
-    return b"".join(chunks)
+        yield chunk
+
+
+def read_bounded(
+    data: bytes | bytearray | memoryview | IO[bytes], limit: int, *, where: str
+) -> bytes:
+    """Return the bytes of ``data`` (bytes or a readable file), at most ``limit`` of them."""
+    return b"".join(_bounded_chunks(data, limit, where=where))
 
 
 def spool_bounded(
@@ -68,23 +79,8 @@ def spool_bounded(
     """Copy ``data`` into a named temporary file (at most ``limit`` bytes); return it, rewound."""
     out = tempfile.NamedTemporaryFile(prefix="toolkit-media-", suffix=suffix)  # noqa: SIM115
     try:
-        if isinstance(data, (bytes, bytearray, memoryview)):
-            if limit and len(data) > limit:
-                raise _too_large(where)
-            out.write(data)
-        else:
-            declared = _declared_size(data)
-            if limit and declared is not None and declared > limit:
-                raise _too_large(where)
-            if hasattr(data, "seek"):
-                with contextlib.suppress(OSError, ValueError):
-                    data.seek(0)
-            total = 0
-            while chunk := data.read(_CHUNK):
-                total += len(chunk)
-                if limit and total > limit:
-                    raise _too_large(where)
-                out.write(chunk)
+        for chunk in _bounded_chunks(data, limit, where=where):
+            out.write(chunk)
         out.flush()
         out.seek(0)
         return out

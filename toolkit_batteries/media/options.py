@@ -4,13 +4,28 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import both_or_neither
+from toolkit_batteries.core.option_kinds import both_or_neither, program, relation, url
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["MediaOptions"]
 
 
 _PAIR_HINT = "set both, or neither (boto3's own credential chain)"
+
+
+def _own_store(options: MediaOptions) -> bool:
+    """Tell whether ``objstore`` keeps its own bucket (no ``storage`` instance named)."""
+    return not str(options.storage or "").strip()
+
+
+def _bucket_problem(options: MediaOptions) -> str | None:
+    from toolkit_batteries.storage.keys import InvalidKeyError, check_bucket_name
+
+    try:
+        check_bucket_name(options.bucket)
+    except InvalidKeyError:
+        return 'option "bucket" is missing or not a valid bucket name'
+    return None
 
 
 @options_class
@@ -25,6 +40,27 @@ class MediaOptions:
             warning=True,
             hint=_PAIR_HINT,
         ),
+        relation(
+            "toolkit_media.E002",
+            _bucket_problem,
+            adapters=("objstore",),
+            when=_own_store,
+            hint="objstore needs a bucket: 3 to 63 lower-case letters, digits, - or .",
+        ),
+        url(
+            "toolkit_media.E003",
+            private="*",  # the address check after DNS resolution runs at open
+            adapters=("objstore",),
+            when=_own_store,
+            hint="use an https:// URL without credentials or query (http needs allow_insecure)",
+        ).on("endpoint"),
+        program(
+            "toolkit_media.W001",
+            reason="is not found",
+            message='{where}: the binary of option "{field}" {reason}',
+            warning=True,
+            hint="install Debian's ffmpeg package (video calls fail without it)",
+        ).on("ffmpeg", "ffprobe"),
     )
 
     storage: str = option(

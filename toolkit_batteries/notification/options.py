@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import matches, positive, required
+from toolkit_batteries.core.option_kinds import (
+    file_exists,
+    matches,
+    positive,
+    private_file,
+    required,
+    url,
+)
 from toolkit_batteries.core.options import Duration, option, options_class
 
 from .base import E164
@@ -71,6 +78,11 @@ class PushOptions:
     endpoint: str = option("", doc="overrides the push service's HTTP v1 API base URL")
 
 
+_URL_HINT = (
+    "use an https:// URL; http needs allow_insecure and a loopback or private host allow_private"
+)
+
+
 @options_class
 class NotificationOptions:
     """Options of ``notification``; adapters ``log`` (default), ``sms`` and ``push``."""
@@ -91,6 +103,27 @@ class NotificationOptions:
             adapters=("sms",),
             hint=_SMS_HINT,
         ).on("sms.from_number"),
+        file_exists(
+            "toolkit_notification.E003",
+            missing="is required",
+            adapters=("push",),
+            hint="set it to the path of the service-account JSON key file",
+        ).on("push.service_account"),
+        private_file(
+            "toolkit_notification.W001", adapters=("push",), hint="chmod 600 the key file"
+        ).on("push.service_account"),
+        url(
+            "toolkit_notification.E004",
+            default=DEFAULT_SMS_ENDPOINT,
+            adapters=("sms",),
+            hint=_URL_HINT,
+        ).on("sms.endpoint"),
+        url(
+            "toolkit_notification.E004",
+            default=DEFAULT_PUSH_ENDPOINT,
+            adapters=("push",),
+            hint=_URL_HINT,
+        ).on("push.endpoint"),
     )
 
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")

@@ -114,6 +114,24 @@ class Observability(Service):
             tracing.activate(observability)
         return observability
 
+    @classmethod
+    def _open_plain(cls: type[_O], ctx: OpenContext, **extra: Any) -> _O:
+        """Build an adapter from the options every adapter reads (plus ``extra``), opened.
+
+        The adapters that need no client of their own (``noop``, ``stdout``) open alike:
+        name, emitting service and attribute limit from the options, then :meth:`_opened`.
+        """
+        options = ctx.options
+        return cls._opened(
+            ctx,
+            cls(
+                instance=ctx.instance,
+                emitter=options.service_name,
+                attr_value_limit=options.attr_value_limit,
+                **extra,
+            ),
+        )
+
     def close(self) -> None:
         """Stop receiving battery operations' spans (adapters extend it)."""
         tracing.deactivate(self)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolkit_batteries.core.option_kinds import opens
+from toolkit_batteries.core.option_kinds import opens, relation
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["ObservabilityOptions"]
@@ -12,6 +12,15 @@ _OTLP_HINT = (
     "set endpoint to the collector's host:port; plaintext (insecure) only to localhost, "
     "TLS otherwise"
 )
+
+
+def _unused(options: ObservabilityOptions) -> str | None:
+    """Name the collector options set on an adapter that sends nothing."""
+    names = ("endpoint", "headers", "ca_file", "cert_file", "key_file")
+    unused = [f'"{name}"' for name in names if getattr(options, name)]
+    if not unused:
+        return None
+    return f"option(s) {', '.join(unused)} have no effect with the {{adapter}} adapter"
 
 
 @options_class
@@ -24,6 +33,13 @@ class ObservabilityOptions:
             "toolkit_batteries.observability.target:otlp_base_url",
             adapters=("otlp",),
             hint=_OTLP_HINT,
+        ),
+        relation(
+            "toolkit_observability.W001",
+            _unused,
+            unless=("otlp",),
+            warning=True,
+            hint="select adapter otlp to export to a collector",
         ),
     )
 

@@ -7,38 +7,25 @@ search. No key, webhook secret or client secret is ever stored, so none can show
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
+
+from toolkit_batteries.core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 from .models import PaymentRecord, RefundRecord
 
 __all__ = ["PaymentRecordAdmin", "RefundRecordAdmin"]
 
 
-class _ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: Any) -> bool:
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-
-class RefundInline(admin.TabularInline):
+class RefundInline(ReadOnlyInline):
     """The refunds of a payment, under it."""
 
     model = RefundRecord
     fields = ("provider_id", "amount", "status", "reason", "created_at", "updated_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(PaymentRecord)
-class PaymentRecordAdmin(_ReadOnly):
+class PaymentRecordAdmin(ReadOnlyAdmin):
     """Payments newest first: amount, currency, state, provider id, reference."""
 
     list_display = (
@@ -55,7 +42,6 @@ class PaymentRecordAdmin(_ReadOnly):
     list_filter = ("state", "instance", "adapter", "currency")
     search_fields = ("id", "provider_id", "reference")
     ordering = ("-created_at",)
-    list_per_page = 100
     fields = (
         "id",
         "instance",
@@ -77,7 +63,7 @@ class PaymentRecordAdmin(_ReadOnly):
 
 
 @admin.register(RefundRecord)
-class RefundRecordAdmin(_ReadOnly):
+class RefundRecordAdmin(ReadOnlyAdmin):
     """Refunds newest first."""
 
     list_display = ("id", "payment", "amount", "status", "provider_id", "created_at")

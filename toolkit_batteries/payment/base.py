@@ -34,9 +34,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
 from toolkit_batteries.core.webhook_signatures import header_value
 
+from .errors import (
+    IdempotencyKeyReusedError,
+    InvalidPaymentError,
+    OperationInProgressError,
+    PaymentError,
+    PaymentNotFoundError,
+    PaymentNotSupportedError,
+    PaymentProviderError,
+    WebhookPayloadError,
+    WebhookTooLargeError,
+)
 from .signatures import Scheme, verify
 from .states import IllegalTransitionError, PaymentState, check_transition
 
@@ -76,115 +86,6 @@ _REFUNDABLE = (PaymentState.SUCCEEDED, PaymentState.PARTIALLY_REFUNDED)
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-class PaymentError(ToolkitError):
-    """Base of the payment battery's runtime errors; messages never hold a secret."""
-
-    code = "payment_error"
-
-
-class PaymentNotFoundError(PaymentError, LookupError):
-    """No payment with that id in this instance."""
-
-    code = "not_found"
-
-    def __init__(self, instance: str, payment_id: str) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: no payment {payment_id}")
-
-
-class InvalidPaymentError(PaymentError, ValueError):
-    """An argument that breaks the rules (amount, currency, metadata, refund amount)."""
-
-    code = "invalid_argument"
-
-    def __init__(self, instance: str, field_name: str, reason: str) -> None:
-        self.instance = instance
-        self.field = field_name
-        super().__init__(f'payment.{instance}: "{field_name}" {reason}')
-
-
-class IdempotencyKeyReusedError(PaymentError):
-    """An idempotency key already used for a different request (another payment or amount)."""
-
-    code = "failed_precondition"
-
-    def __init__(self, instance: str, kind: str) -> None:
-        self.instance = instance
-        super().__init__(
-            f"payment.{instance}: this idempotency key was used for a different {kind}; "
-            "use a new key per operation"
-        )
-
-
-class OperationInProgressError(PaymentError):
-    """The same idempotency key is being processed right now by another caller."""
-
-    code = "already_exists"
-
-    def __init__(self, instance: str, kind: str) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: a {kind} with this idempotency key is in progress")
-
-
-class PaymentNotSupportedError(PaymentError):
-    """The provider has no such operation (``payment_b`` has no separate capture)."""
-
-    code = "unimplemented"
-
-    def __init__(self, instance: str, adapter: str, operation: str) -> None:
-        self.instance = instance
-        super().__init__(f'payment.{instance}: adapter "{adapter}" does not support {operation}')
-
-
-class PaymentProviderError(PaymentError):
-    """The provider refused or could not be reached.
-
-    The message names the instance, the HTTP status and the provider's machine-readable
-    error code; the provider's human text is kept in ``provider_message`` only.
-    """
-
-    code = "unavailable"
-
-    def __init__(
-        self,
-        instance: str,
-        operation: str,
-        *,
-        status: int | None = None,
-        provider_code: str = "",
-        provider_message: str = "",
-    ) -> None:
-        self.instance = instance
-        self.status = status
-        self.provider_code = provider_code
-        self.provider_message = provider_message
-        if status is not None and 400 <= status < 500 and status not in (401, 403, 429):
-            self.code = "failed_precondition"
-        what = f"HTTP {status}" if status is not None else "no answer"
-        code = f" ({provider_code})" if provider_code else ""
-        super().__init__(f"payment.{instance}: the provider refused {operation}: {what}{code}")
-
-
-class WebhookTooLargeError(PaymentError):
-    """A webhook body over ``max_webhook_bytes``; refused before it is parsed."""
-
-    code = "payload_too_large"
-
-    def __init__(self, instance: str, limit: int) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: webhook body over max_webhook_bytes ({limit})")
-
-
-class WebhookPayloadError(PaymentError, ValueError):
-    """A verified webhook whose body is not a JSON object of the provider's shape."""
-
-    code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: webhook body {reason}")
 
 
 # ---------------------------------------------------------------------------- values

@@ -12,21 +12,11 @@ import time
 from collections.abc import Callable
 
 from toolkit_batteries.core import webhook_signatures
-from toolkit_batteries.core.errors import ToolkitError
 from toolkit_batteries.core.webhook_signatures import MAX_HEADER_BYTES, Scheme, sign
 
+from .errors import WebhookSignatureError
+
 __all__ = ["MAX_HEADER_BYTES", "Scheme", "WebhookSignatureError", "sign", "verify"]
-
-
-class WebhookSignatureError(ToolkitError, ValueError):
-    """A webhook failed verification; the message says which check, never a value."""
-
-    code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        self.reason = reason
-        super().__init__(f"payment.{instance}: webhook signature verification failed: {reason}")
 
 
 def verify(

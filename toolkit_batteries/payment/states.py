@@ -28,7 +28,7 @@ import enum
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from toolkit_batteries.core.errors import ToolkitError
+from .errors import IllegalTransitionError
 
 __all__ = [
     "FINAL_STATES",
@@ -68,37 +68,6 @@ TRANSITIONS: Mapping[PaymentState, frozenset[PaymentState]] = MappingProxyType(
 
 #: States no transition leaves.
 FINAL_STATES = frozenset(state for state, targets in TRANSITIONS.items() if not targets)
-
-
-class IllegalTransitionError(ToolkitError, ValueError):
-    """A payment was asked to move to a state its current state does not lead to."""
-
-    code = "failed_precondition"
-
-    def __init__(
-        self,
-        instance: str,
-        payment_id: str,
-        current: PaymentState,
-        target: PaymentState,
-        *,
-        action: str = "",
-    ) -> None:
-        self.instance = instance
-        self.payment_id = payment_id
-        self.current = current
-        self.target = target
-        if action == "capture":
-            super().__init__(
-                f"payment.{instance}: payment {payment_id} cannot be captured: it is {current}, "
-                "and only an authorized payment (created with capture=False) can be"
-            )
-            return
-        allowed = ", ".join(sorted(TRANSITIONS[current])) or "nothing (final state)"
-        super().__init__(
-            f"payment.{instance}: payment {payment_id} cannot go from {current} to {target} "
-            f"(from {current} it may go to: {allowed})"
-        )
 
 
 def check_transition(

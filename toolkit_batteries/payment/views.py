@@ -2,12 +2,16 @@
 
 ::
 
-    from toolkit_batteries.payment.views import PaymentAWebhookView, PaymentBWebhookView
+    from toolkit_batteries.payment.views import PaddlePaymentWebhookView, StripePaymentWebhookView
 
     urlpatterns = [
-        path("webhooks/payment-a", PaymentAWebhookView.as_view()),   # the default instance
-        path("webhooks/payment-b", PaymentBWebhookView.as_view(instance="eu")),
+        path("webhooks/payment-a", StripePaymentWebhookView.as_view()),   # the default instance
+        path("webhooks/payment-b", PaddlePaymentWebhookView.as_view(instance="eu")),
     ]
+
+The views are named after the provider they receive from. ``PaymentAWebhookView`` and
+``PaymentBWebhookView`` (the spec's neutral names) are the same classes, kept for URL
+configurations written with them.
 
 Each view is an ``APIView`` with no authentication (the signature is the credential),
 hence exempt from CSRF, and no parser: the raw body must reach the signature check
@@ -46,9 +50,11 @@ from .checks import development
 from .signatures import WebhookSignatureError
 
 __all__ = [
+    "PaddlePaymentWebhookView",
     "PaymentAWebhookView",
     "PaymentBWebhookView",
     "PaymentWebhookView",
+    "StripePaymentWebhookView",
     "StubWebhookView",
 ]
 
@@ -132,13 +138,18 @@ class StubWebhookView(PaymentWebhookView):
     adapter = "stub"
 
 
-class PaymentAWebhookView(PaymentWebhookView):
-    """Webhooks of a ``payment_a`` instance (``Stripe-Signature``)."""
+class StripePaymentWebhookView(PaymentWebhookView):
+    """Webhooks of a Stripe instance (``payment_a``/``stripe``; ``Stripe-Signature``)."""
 
     adapter = "payment_a"
 
 
-class PaymentBWebhookView(PaymentWebhookView):
-    """Webhooks of a ``payment_b`` instance (``Paddle-Signature``)."""
+class PaddlePaymentWebhookView(PaymentWebhookView):
+    """Webhooks of a Paddle instance (``payment_b``/``paddle``; ``Paddle-Signature``)."""
 
     adapter = "payment_b"
+
+
+#: The spec's neutral names of the same views (URL configurations written with them work).
+PaymentAWebhookView = StripePaymentWebhookView
+PaymentBWebhookView = PaddlePaymentWebhookView

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+
+from .errors import PermissionDeniedError
 
 __all__ = [
     "Authorizer",
@@ -67,19 +68,6 @@ def load_resource_roles(path: str, instance: str = "default") -> ResourceRoles |
             instance=instance,
         )
     return hook
-
-
-class PermissionDeniedError(ToolkitError):
-    """The subject may not perform the action; HTTP layers answer ``403``.
-
-    The message names the action, never the subject's roles or the resource.
-    """
-
-    code = "permission_denied"
-
-    def __init__(self, action: str) -> None:
-        self.action = action
-        super().__init__(f'permission denied for action "{action}"')
 
 
 @dataclass(frozen=True, slots=True)

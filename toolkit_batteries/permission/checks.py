@@ -1,24 +1,9 @@
-"""System checks of the ``permission`` battery (``manage.py check``).
+"""Behaviour checks of ``permission``; every ID is in docs/batteries/permission.md, "Checks".
 
-:class:`~toolkit_batteries.core.apps.BatteryConfig` runs :func:`battery_checks` after its
-own ``toolkit_permission.E001`` (each instance's adapter resolves):
-
-* ``toolkit_permission.E002``: ``policyfile`` without a readable ``model_path`` or
-  ``policy_path``.
-* ``toolkit_permission.E003``: ``policyfile`` files that pycasbin cannot load as a model
-  and policy of three request fields (``sub, obj, act``), or whose matcher fails.
-* ``toolkit_permission.W001``: an option the instance's adapter ignores is set
-  (``rules`` on ``policyfile``, ``model_path``/``policy_path`` on ``rbac``, either on
-  ``noop``).
-* ``toolkit_permission.W002``: ``rbac`` with no ``rules``: every check is denied.
-* ``toolkit_permission.E005``: ``resource_roles`` does not import a callable.
-
-:func:`fail_open_checks` (registered by the generated-API runtime) adds
-``toolkit_permission.E004``/``W003`` (served ``permission: check`` rpcs on ``noop`` or
-without the battery) and ``W004`` (a rule's ``OwnedAttr`` against the schema's
-``owner_field``).
-
-Messages name instances and fields, never values (paths included). Nothing connects.
+Shape rules (ignored options, readable files, the ``resource_roles`` hook) are declared on
+the options. Here: ``E003`` (the policy files load), and :func:`fail_open_checks`
+(registered by the generated-API runtime): ``E004``/``W003`` and ``W004``. Messages name
+instances and fields, never values (paths included). Nothing connects.
 """
 
 from __future__ import annotations
@@ -28,109 +13,32 @@ from typing import TYPE_CHECKING, Any
 
 from django.core import checks
 
-from toolkit_batteries.core.checks import resolved_instances
+from toolkit_batteries.core.checks import error, resolved_instances, warning
 from toolkit_batteries.core.errors import InvalidOptionsError
 
 if TYPE_CHECKING:
-    from toolkit_batteries.core.config import Config, ServiceConfig
+    from toolkit_batteries.core.config import Config
 
-__all__ = ["battery_checks"]
-
-_OBJ = "settings.TOOLKIT"
-
-#: Options each adapter reads, of those only some adapters read.
-_READS = {
-    "noop": frozenset(),
-    "rbac": frozenset({"rules"}),
-    "policyfile": frozenset({"model_path", "policy_path"}),
-}
+__all__ = ["battery_checks", "fail_open_checks"]
 
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
-    """Check every ``permission`` instance's adapter-specific options."""
-    found: list[checks.CheckMessage] = []
-    for cfg, adapter in resolved_instances(config, "permission"):
-        where, options = f"permission.{cfg.instance}", cfg.options
-        reads = _READS.get(adapter)
-        if reads is not None:
-            for field in ("rules", "model_path", "policy_path"):
-                if getattr(options, field) and field not in reads:
-                    found.append(
-                        checks.Warning(
-                            f'{where}: option "{field}" is set but the "{adapter}" '
-                            "adapter ignores it",
-                            hint="remove it, or pick the adapter that reads it "
-                            "(rules: rbac; model_path, policy_path: policyfile)",
-                            obj=_OBJ,
-                            id="toolkit_permission.W001",
-                        )
-                    )
-        if adapter == "rbac" and not options.rules:
-            found.append(
-                checks.Warning(
-                    f'{where}: the rbac adapter has no "rules": every check is denied',
-                    hint="add rules (Role, Action, Effect, OwnedOnly, OwnedAttr)",
-                    obj=_OBJ,
-                    id="toolkit_permission.W002",
-                )
-            )
-        if adapter == "policyfile":
-            found.extend(_policyfile_checks(where, cfg))
-        if options.resource_roles:
-            from .base import load_resource_roles
-
-            try:
-                load_resource_roles(options.resource_roles, cfg.instance)
-            except InvalidOptionsError as exc:
-                found.append(
-                    checks.Error(
-                        str(exc),
-                        hint="a dotted path to a function (subject, resource) -> roles",
-                        obj=_OBJ,
-                        id="toolkit_permission.E005",
-                    )
-                )
-    return found
-
-
-def _policyfile_checks(where: str, cfg: ServiceConfig) -> list[checks.CheckMessage]:
-    options = cfg.options
-    missing = [
-        field
-        for field in ("model_path", "policy_path")
-        if not getattr(options, field)
-        or not os.path.isfile(getattr(options, field))
-        or not os.access(getattr(options, field), os.R_OK)
-    ]
-    if missing:
-        return [_e002(where, field) for field in missing]
+    """Check that every ``policyfile`` instance's files load (``E002`` reports unreadable ones)."""
     from .adapters.policyfile import PolicyFileAuthorizer
 
-    try:
-        PolicyFileAuthorizer(
-            options.model_path,
-            options.policy_path,
-            instance=cfg.instance,
-        )
-    except InvalidOptionsError as exc:
-        return [
-            checks.Error(
-                str(exc),
-                hint="see docs/batteries/permission.md for the model the adapter expects",
-                obj=_OBJ,
-                id="toolkit_permission.E003",
-            )
-        ]
-    return []
-
-
-def _e002(where: str, field: str) -> checks.CheckMessage:
-    return checks.Error(
-        f'{where}: option "{field}" does not name a readable file',
-        hint="the policyfile adapter needs a pycasbin model file and a policy file",
-        obj=_OBJ,
-        id="toolkit_permission.E002",
-    )
+    found: list[checks.CheckMessage] = []
+    for cfg, adapter in resolved_instances(config, "permission"):
+        paths = (cfg.options.model_path, cfg.options.policy_path)
+        if adapter != "policyfile" or not all(
+            p and os.path.isfile(p) and os.access(p, os.R_OK) for p in paths
+        ):
+            continue
+        try:
+            PolicyFileAuthorizer(*paths, instance=cfg.instance)
+        except InvalidOptionsError as exc:
+            hint = "see docs/batteries/permission.md for the model the adapter expects"
+            found.append(error("toolkit_permission.E003", str(exc), hint))
+    return found
 
 
 #: Most rpc names a fail-open message lists before "and N more".
@@ -201,9 +109,10 @@ def fail_open_checks(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
             else f"set PERMISSION__{instance.upper()}__ADAPTER to {pick}; "
             "docs/batteries/permission.md"
         )
-        cls = checks.Warning if development else checks.Error
-        check_id = "toolkit_permission.W003" if development else "toolkit_permission.E004"
-        found.append(cls(message, hint=hint, obj=_OBJ, id=check_id))
+        if development:
+            found.append(warning("toolkit_permission.W003", message, hint))
+        else:
+            found.append(error("toolkit_permission.E004", message, hint))
     return found
 
 
@@ -235,14 +144,13 @@ def _owner_mismatches(config: Config, guarded: list[Any]) -> list[checks.CheckMe
                 and rule.action in (rpc.action, "*")
             ):
                 found.append(
-                    checks.Warning(
+                    warning(
+                        "toolkit_permission.W004",
                         f"permission.{rpc.instance}: rules[{index}] names OwnedAttr "
                         f'"{rule.owned_attr}" but {rpc.rpc} declares owner_field '
                         f'"{rpc.owner_field}"; the schema\'s owner_field is compared',
-                        hint="drop OwnedAttr from the rule (the schema names the owner) "
+                        "drop OwnedAttr from the rule (the schema names the owner) "
                         "or change the schema's owner_field",
-                        obj=_OBJ,
-                        id="toolkit_permission.W004",
                     )
                 )
     return found

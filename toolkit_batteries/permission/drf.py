@@ -38,19 +38,13 @@ from typing import Any
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 
-from toolkit_batteries.core.errors import ConfigurationError
 from toolkit_batteries.http.errors import UNAUTHENTICATED_MESSAGE
 
 from .base import Subject
 from .decorators import DENIED_MESSAGE, logger, subject_from_claims
+from .errors import PermissionActionMissingError
 
 __all__ = ["HasPermission", "PermissionActionMissingError"]
-
-
-class PermissionActionMissingError(ConfigurationError):
-    """A view guarded by :class:`HasPermission` names no action for a request."""
-
-    code = "invalid_configuration"
 
 
 def action_for(request: Any, view: Any) -> str:

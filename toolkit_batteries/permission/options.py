@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.option_kinds import file_exists, opens, relation, warn_when_set
 from toolkit_batteries.core.options import Where, option, options_class
 
 __all__ = ["PermissionOptions", "PermissionRule"]
@@ -23,9 +24,47 @@ class PermissionRule:
     )
 
 
+_IGNORED = 'is set but the "{adapter}" adapter ignores it'
+_IGNORED_HINT = (
+    "remove it, or pick the adapter that reads it "
+    "(rules: rbac; model_path, policy_path: policyfile)"
+)
+_UNREADABLE = "does not name a readable file"
+
+
 @options_class
 class PermissionOptions:
     """Options of ``permission``; adapters ``noop`` (default), ``rbac`` and ``policyfile``."""
+
+    __checks__ = (
+        warn_when_set(
+            "toolkit_permission.W001", _IGNORED, adapters=("noop", "policyfile"), hint=_IGNORED_HINT
+        ).on("rules"),
+        warn_when_set(
+            "toolkit_permission.W001", _IGNORED, adapters=("noop", "rbac"), hint=_IGNORED_HINT
+        ).on("model_path", "policy_path"),
+        relation(
+            "toolkit_permission.W002",
+            lambda o: None if o.rules else 'the rbac adapter has no "rules": every check is denied',
+            adapters=("rbac",),
+            warning=True,
+            hint="add rules (Role, Action, Effect, OwnedOnly, OwnedAttr)",
+        ),
+        file_exists(
+            "toolkit_permission.E002",
+            missing=_UNREADABLE,
+            absent=_UNREADABLE,
+            readable=True,
+            adapters=("policyfile",),
+            hint="the policyfile adapter needs a pycasbin model file and a policy file",
+        ).on("model_path", "policy_path"),
+        opens(
+            "toolkit_permission.E005",
+            "toolkit_batteries.permission.base:load_resource_roles",
+            skip_empty=True,
+            hint="a dotted path to a function (subject, resource) -> roles",
+        ).on("resource_roles"),
+    )
 
     model_path: str = option("", doc="policy-file engine model path")
     policy_path: str = option("", doc="policy-file engine policy path")

@@ -145,6 +145,21 @@ def _check_message(message: Any) -> Message:
     return message
 
 
+#: The adapter hooks that leave the process on a remote queue: what its ``@traced`` names.
+REMOTE_OPERATIONS = (
+    "_push",
+    "_push_many",
+    "_pop",
+    "_ack",
+    "_nack",
+    "_dead",
+    "_dead_messages",
+    "_requeue_dead",
+    "_purge_dead",
+    "_size",
+)
+
+
 class Queue(Service):
     """A message queue with visibility timeouts (spec: ``queue``).
 

@@ -298,45 +298,32 @@ class Policy(Service):
         return result
 
     async def _async_attempts(self, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
-        settings = self.settings
-        timeout = settings.timeout
-        deadline = self._clock() + timeout if timeout > 0 else None
-        limit = max_attempts(settings.retry)
-        attempt = 0
-        last: BaseException | None = None
+        run = _Schedule(self)
         while True:
-            attempt += 1
-            if deadline is not None and self._clock() >= deadline:
-                raise self._timed_out(attempt - 1) from last
+            run.next()
             try:
                 permit = await asyncio.to_thread(self._acquire)
             except BreakerOpenError as refused:
-                raise refused from last
+                raise refused from run.last
             try:
-                if deadline is None:
+                if run.deadline is None:
                     result = await fn(*args, **kwargs)
                 else:
-                    async with asyncio.timeout(max(0.0, deadline - self._clock())):
+                    async with asyncio.timeout(max(0.0, run.deadline - self._clock())):
                         result = await fn(*args, **kwargs)
             except TimeoutError as exc:
-                if deadline is None or self._clock() < deadline:
+                if run.deadline is None or self._clock() < run.deadline:
                     outcome: BaseException = exc  # the callable's own TimeoutError
                 else:
                     await asyncio.to_thread(self._record, permit, False)
-                    raise self._timed_out(attempt) from last
+                    raise self._timed_out(run.attempt) from run.last
             except Exception as exc:
                 outcome = exc
             else:
                 await asyncio.to_thread(self._record, permit, True)
                 return result
             await asyncio.to_thread(self._record, permit, not self._failure_if(outcome))
-            if attempt >= limit or not self._retry_if(outcome):
-                raise outcome
-            delay = _wait_before_retry(attempt, settings.retry, self._rng, outcome)
-            if deadline is not None and self._clock() + delay >= deadline:
-                raise self._timed_out(attempt) from outcome
-            self._shared.count("retries")
-            last = outcome
+            delay = run.delay_after(outcome)
             if delay > 0:
                 if self._sleep is time.sleep:
                     await asyncio.sleep(delay)
@@ -360,37 +347,24 @@ class Policy(Service):
         return guarded
 
     def _attempts(self, fn: Callable[..., R], args: Any, kwargs: Any, slot: Slot) -> R:
-        settings = self.settings
-        timeout = settings.timeout
-        deadline = self._clock() + timeout if timeout > 0 else None
-        limit = max_attempts(settings.retry)
-        attempt = 0
-        last: BaseException | None = None
+        run = _Schedule(self)
         while True:
-            attempt += 1
-            if deadline is not None and self._clock() >= deadline:
-                raise self._timed_out(attempt - 1) from last
+            run.next()
             try:
                 permit = self._acquire()
             except BreakerOpenError as refused:
-                raise refused from last
+                raise refused from run.last
             try:
-                if deadline is None:
+                if run.deadline is None:
                     result = fn(*args, **kwargs)
                 else:
-                    result = self._run_bounded(fn, args, kwargs, deadline, slot, attempt)
+                    result = self._run_bounded(fn, args, kwargs, run.deadline, slot, run.attempt)
             except _Abandoned:
                 self._record(permit, False)
-                raise self._timed_out(attempt) from last
+                raise self._timed_out(run.attempt) from run.last
             except Exception as exc:
                 self._record(permit, not self._failure_if(exc))
-                if attempt >= limit or not self._retry_if(exc):
-                    raise
-                delay = _wait_before_retry(attempt, settings.retry, self._rng, exc)
-                if deadline is not None and self._clock() + delay >= deadline:
-                    raise self._timed_out(attempt) from exc
-                self._shared.count("retries")
-                last = exc
+                delay = run.delay_after(exc)
                 if delay > 0:
                     self._sleep(delay)
                 continue
@@ -490,6 +464,51 @@ class Policy(Service):
             executor, shared.executor = shared.executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _Schedule:
+    """One call's attempts under a policy: its deadline, its budget, the retry decision.
+
+    :meth:`Policy.call` and :meth:`Policy.acall` differ in how they run an attempt and
+    wait (a worker thread, or ``asyncio``); when to stop, what to raise and how long to
+    wait before the next attempt are the same, and live here once.
+    """
+
+    __slots__ = ("attempt", "deadline", "last", "limit", "policy", "retry")
+
+    def __init__(self, policy: Policy) -> None:
+        settings = policy.settings
+        self.policy = policy
+        self.retry = settings.retry
+        timeout = settings.timeout
+        #: The call's deadline on the policy's clock; ``None``: no timeout.
+        self.deadline = policy._clock() + timeout if timeout > 0 else None
+        self.limit = max_attempts(settings.retry)
+        self.attempt = 0
+        #: The failure of the previous attempt (the cause of a later timeout).
+        self.last: BaseException | None = None
+
+    def next(self) -> None:
+        """Count the next attempt; raise ``OperationTimeoutError`` if the deadline passed."""
+        self.attempt += 1
+        if self.deadline is not None and self.policy._clock() >= self.deadline:
+            raise self.policy._timed_out(self.attempt - 1) from self.last
+
+    def delay_after(self, outcome: BaseException) -> float:
+        """Return the wait before retrying after ``outcome``, or raise.
+
+        ``outcome`` itself is raised when the budget is spent or it is not retryable;
+        ``OperationTimeoutError`` when the wait would reach the deadline.
+        """
+        policy = self.policy
+        if self.attempt >= self.limit or not policy._retry_if(outcome):
+            raise outcome
+        delay = _wait_before_retry(self.attempt, self.retry, policy._rng, outcome)
+        if self.deadline is not None and policy._clock() + delay >= self.deadline:
+            raise policy._timed_out(self.attempt) from outcome
+        policy._shared.count("retries")
+        self.last = outcome
+        return delay
 
 
 class _Abandoned(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from toolkit_batteries.core.groups import KVServerBlock, ResilienceRetryPolicy
-from toolkit_batteries.core.option_kinds import opens, reserved_kv_url
+from toolkit_batteries.core.option_kinds import opens, relation, reserved_kv_url
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["BreakerOptions", "BulkheadOptions", "ResilienceKVServer", "ResilienceOptions"]
@@ -62,6 +62,18 @@ class ResilienceOptions:
         reserved_kv_url(
             "toolkit_resilience.W001",
             hint="set kvserver.addr (host:port or a redis:// URL) instead",
+        ),
+        relation(
+            "toolkit_resilience.W002",
+            lambda o: (
+                None
+                if o.breaker.enabled
+                else "the kvserver adapter shares only the circuit breaker, and "
+                "breaker.enabled is false"
+            ),
+            adapters=("kvserver",),
+            warning=True,
+            hint="set breaker.enabled to true, or use the memory adapter",
         ),
     )
 

@@ -32,19 +32,14 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+
+from .errors import InvalidScheduleError
 
 __all__ = ["Fired", "InvalidScheduleError", "Schedule", "Scheduler", "job_name"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
 #: The ``@`` shorthands of five-field cron (``@reboot`` has no meaning here).
 ALIASES = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
-
-
-class InvalidScheduleError(ToolkitError, ValueError):
-    """A schedule's name, cron expression or job is not usable."""
-
-    code = "invalid_schedule"
 
 
 def job_name(job: Any) -> str:

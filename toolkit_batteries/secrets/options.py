@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from toolkit_batteries.core.option_kinds import warn_when_set
+import re
+
+from toolkit_batteries.core.option_kinds import relation, warn_when_set
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["SecretsOptions"]
+
+
+_ENV_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
+_UNUSABLE = 'option "prefix" is not usable by the {adapter} adapter'
+_PREFIX_HINT = (
+    "env: letters, digits and _ (not starting with a digit); "
+    "secretstore: /-separated segments of letters, digits, _ . -"
+)
 
 
 @options_class
@@ -18,6 +29,28 @@ class SecretsOptions:
             "is set but no {adapter} adapter reads it",
             hint="remove it; it is reserved for cloud secret-manager adapters",
         ).on("project_id", "region"),
+        relation(
+            "toolkit_secrets.E002",
+            lambda o: None if _ENV_PREFIX.fullmatch((o.prefix or "").strip()) else _UNUSABLE,
+            adapters=("env",),
+            hint=_PREFIX_HINT,
+        ),
+        relation(
+            "toolkit_secrets.E002",
+            lambda o: None if _PATH.fullmatch((o.prefix or "").strip().strip("/")) else _UNUSABLE,
+            unless=("env",),
+            hint=_PREFIX_HINT,
+        ),
+        relation(
+            "toolkit_secrets.E004",
+            lambda o: (
+                None
+                if o.token or (o.token_file or "").strip()
+                else 'option "token" or "token_file" is required by the secretstore adapter'
+            ),
+            adapters=("secretstore",),
+            hint="set SECRETS__DEFAULT__TOKEN_FILE to a file of mode 0600 holding the token",
+        ),
     )
 
     addr: str = option("", doc="secrets-server address")

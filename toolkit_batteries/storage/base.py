@@ -44,9 +44,10 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from django.core.files.storage import Storage as DjangoStorage
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.options import Where, build_options, decode_mapping
 
+from .errors import PolicySyncError
 from .keys import check_bucket_name, clean_key, clean_prefix
 from .policy import AccessPolicy, subject_of
 
@@ -80,12 +81,6 @@ SOURCE = "settings.STORAGES"
 ENTRY_KEYS = ("instance", "bucket")
 _TRUSTED: Any = object()
 _MAX_BUCKET_VIEWS = 256
-
-
-class PolicySyncError(ToolkitError):
-    """Pushing the access policy to the store failed (``sync_fail: require``)."""
-
-    code = "failed_precondition"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import re
 
-from django.core.exceptions import SuspiciousFileOperation
-
-from toolkit_batteries.core.errors import ToolkitError
+from .errors import InvalidKeyError
 
 __all__ = ["MAX_KEY_BYTES", "InvalidKeyError", "check_bucket_name", "clean_key", "clean_prefix"]
 
@@ -25,12 +23,6 @@ __all__ = ["MAX_KEY_BYTES", "InvalidKeyError", "check_bucket_name", "clean_key",
 MAX_KEY_BYTES = 1024
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
-
-
-class InvalidKeyError(ToolkitError, SuspiciousFileOperation):
-    """A key or bucket name breaks the storage rules (traversal, absolute, NUL, ...)."""
-
-    code = "invalid_argument"
 
 
 def clean_key(key: object) -> str:

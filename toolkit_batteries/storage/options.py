@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from toolkit_batteries.core.option_kinds import both_or_neither
+import re
+
+from toolkit_batteries.core.option_kinds import both_or_neither, relation, url
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["BucketPolicy", "OperationPolicy", "StorageOptions"]
 
 
 _PAIR_HINT = "set both, or neither (boto3's own credential chain)"
+
+
+_ACCOUNT = re.compile(r"[A-Za-z0-9]{1,64}")
 
 
 @options_class
@@ -44,6 +49,33 @@ class StorageOptions:
             "secret_access_key",
             warning=True,
             hint=_PAIR_HINT,
+        ),
+        url(
+            "toolkit_storage.E002",
+            private="*",  # the address check after DNS resolution runs at open
+            adapters=("objstore", "objstore_b"),
+            hint="use an https:// URL without credentials or query (http needs allow_insecure)",
+        ).on("endpoint"),
+        relation(
+            "toolkit_storage.E003",
+            lambda o: (
+                None
+                if o.endpoint or _ACCOUNT.fullmatch(o.account_id or "")
+                else 'option "account_id" is missing or not letters and digits'
+            ),
+            adapters=("objstore_b",),
+            hint="objstore_b needs its account id (or an endpoint)",
+        ),
+        relation(
+            "toolkit_storage.W002",
+            lambda o: (
+                '"sync_fail" or "policy_sync" has no effect as configured'
+                if (o.sync_fail and (o.policy_sync or "manual") != "auto")
+                or (o.policy_sync == "auto" and not o.policy)
+                else None
+            ),
+            warning=True,
+            hint="sync_fail applies with policy_sync auto; auto needs a policy",
         ),
     )
 

@@ -25,7 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.errors import InvalidOptionsError
+
+from .errors import AccessDeniedError
 
 __all__ = [
     "ANONYMOUS",
@@ -44,17 +46,6 @@ DEFAULT_BUCKET_KEY = "Default"
 ANONYMOUS = "anonymous"
 #: Policy schema versions this release reads (the same rules).
 VERSIONS = frozenset({"0", "1"})
-
-
-class AccessDeniedError(ToolkitError, PermissionError):
-    """The access policy refuses the operation to the subject."""
-
-    code = "permission_denied"
-
-    def __init__(self, bucket: str, operation: str) -> None:
-        self.bucket = bucket
-        self.operation = operation
-        super().__init__(f'storage: the access policy refuses "{operation}" in bucket "{bucket}"')
 
 
 def subject_of(who: Any) -> str | None:

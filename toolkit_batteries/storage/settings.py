@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.errors import ConfigurationError, UnknownAdapterError
+from toolkit_batteries.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.adapter import OpenContext
@@ -43,15 +43,12 @@ STATICFILES = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage
 
 def _backend(adapter: str) -> str:
     """Return the dotted path of a storage adapter name, importing only user classes."""
-    from toolkit_batteries.core.loading import adapter_table, resolve_adapter
+    from toolkit_batteries.core.loading import resolve_adapter, table_entry
 
-    table = adapter_table("storage")
+    entry = table_entry("storage", adapter)
+    if entry is not None:
+        return entry[1]
     text = adapter.strip()
-    canonical = table.names.get(text.lower())
-    if canonical is not None:
-        return table.adapters[canonical]
-    if "." not in text:
-        raise UnknownAdapterError("storage", text or repr(adapter), table.available())
     resolve_adapter("storage", text)
     return text
 

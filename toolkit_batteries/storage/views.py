@@ -22,17 +22,16 @@ stored. Bad keys answer
 from __future__ import annotations
 
 import logging
-import mimetypes
 from typing import Any
 
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from toolkit_batteries.core.errors import UnknownInstanceError
 from toolkit_batteries.http.errors import error_response
 
+from .answers import file_answer, log_error_answer, resolve
 from .base import DEFAULT_MAX_PUT_BYTES
-from .keys import InvalidKeyError, clean_key
 from .policy import AccessDeniedError, subject_of
 
 __all__ = ["serve"]
@@ -114,29 +113,16 @@ def serve(request: HttpRequest, name: str, instance: str = "default") -> HttpRes
     """
     response = _serve(request, name, instance)
     if response.status_code >= 400 and "s" in request.GET:
-        logger.warning(
-            "storage.%s: %s %s answered %s to a presigned request",
-            instance,
-            request.method,
-            request.path,
-            response.status_code,
-            extra={"service": "storage", "instance": instance},
-        )
-        response._has_been_logged = True  # type: ignore[attr-defined]
+        log_error_answer(logger, "storage", instance, request, response, " to a presigned request")
     return response
 
 
 def _serve(request: HttpRequest, name: str, instance: str) -> HttpResponse:
+    found = resolve(request, name, _ALLOWED, lambda: _storage(instance))
+    if isinstance(found, HttpResponse):
+        return found
+    storage, key = found
     method = request.method or "GET"
-    if method not in _ALLOWED:
-        return error_response(405, headers={"Allow": ", ".join(_ALLOWED)})
-    storage = _storage(instance)
-    if storage is None:
-        return error_response(404)
-    try:
-        key = clean_key(name)
-    except InvalidKeyError as exc:
-        return error_response(400, message=str(exc))
     query = request.GET
     max_bytes = DEFAULT_MAX_PUT_BYTES
     if "s" in query:
@@ -161,15 +147,7 @@ def _serve(request: HttpRequest, name: str, instance: str) -> HttpResponse:
     try:
         if method in ("GET", "HEAD"):
             view.authorize("read", key)
-            try:
-                handle = open(storage.path(key), "rb")  # noqa: SIM115 - FileResponse closes it
-            except (FileNotFoundError, IsADirectoryError):
-                return error_response(404)
-            kind = mimetypes.guess_type(key)[0] or "application/octet-stream"
-            response = FileResponse(handle, content_type=kind)
-            response["X-Content-Type-Options"] = "nosniff"
-            response["Content-Security-Policy"] = "default-src 'none'; sandbox"
-            return response
+            return file_answer(storage.path(key), key)
         if method == "PUT":
             return _put(view, key, request, max_bytes)
         view.authorize("delete", key)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from toolkit_batteries.core.option_kinds import opens
+from toolkit_batteries.core.option_kinds import opens, relation
 from toolkit_batteries.core.options import option, options_class
+
+from .context import is_valid_tenant_id
 
 __all__ = ["TenantOptions"]
 
 
 _REGEX_HINT = "e.g. ^(?P<tenant>[a-z0-9-]+)\\.example\\.com$"
+_ID_HINT = "use 1-63 letters, digits, _ or -, starting with a letter or digit"
 
 
 @options_class
@@ -27,6 +30,38 @@ class TenantOptions:
             skip_empty=True,
             hint="use a header name such as X-Tenant-ID",
         ).on("header"),
+        relation(
+            "toolkit_tenant.E002",
+            lambda o: None if is_valid_tenant_id(o.id) else 'option "id" is not a valid tenant id',
+            hint=_ID_HINT,
+        ),
+        relation(
+            "toolkit_tenant.E002",
+            lambda o: 'option "id" is not one of "allowed"' if o.id not in o.allowed else None,
+            adapters=("single",),
+            when=lambda o: bool(o.allowed) and is_valid_tenant_id(o.id),
+            hint='add the id to "allowed", or leave "allowed" empty',
+        ),
+        relation(
+            "toolkit_tenant.E004",
+            lambda o: (
+                None
+                if all(is_valid_tenant_id(item) for item in o.allowed or ())
+                else 'option "allowed" holds a malformed tenant id'
+            ),
+            hint=_ID_HINT,
+        ),
+        relation(
+            "toolkit_tenant.W001",
+            lambda o: (
+                'the single adapter reads neither "header" nor "subdomain_regex"'
+                if o.subdomain_regex or o.header
+                else None
+            ),
+            adapters=("single",),
+            warning=True,
+            hint='use adapter "header" to resolve tenants from requests',
+        ),
     )
 
     # The spec's default is X-Tenant-ID; here an empty value (the default) means

@@ -23,7 +23,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import ToolkitError
@@ -213,7 +213,7 @@ class VectorStore(Service):
             raise InvalidVectorError(
                 self.instance, "vector", "is all zeros, which has no cosine distance"
             )
-        return self._query_tuned(ns, values, k, metric, self._filter(filter), tuning)
+        return self._query_tuned(Query(ns, values, k, metric, self._filter(filter)), tuning)
 
     def count(self, *, namespace: str = "default") -> int:
         """Return how many records ``namespace`` holds."""
@@ -342,26 +342,11 @@ class VectorStore(Service):
     def _get(self, namespace: str, ids: list[str]) -> list[Record]:
         raise NotImplementedError
 
-    def _query_tuned(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-        tuning: QueryTuning,
-    ) -> list[Match]:
+    def _query_tuned(self, query: Query, tuning: QueryTuning) -> list[Match]:
         """Run ``_query`` with ``tuning``; adapters without an approximate index ignore it."""
-        return self._query(namespace, vector, k, metric, filter)
+        return self._query(query)
 
-    def _query(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _query(self, query: Query) -> list[Match]:
         raise NotImplementedError
 
     def _count(self, namespace: str) -> int:
@@ -372,6 +357,21 @@ class VectorStore(Service):
 
     def _drop(self, namespace: str) -> int:
         raise NotImplementedError
+
+
+class Query(NamedTuple):
+    """One checked search as the adapter primitives receive it.
+
+    The five parts travel together through every layer (``query`` -> ``_query_tuned`` ->
+    an adapter's exact or approximate path), so they are one value instead of the same
+    five parameters on each; a tuple, so a path that needs them all unpacks it in a line.
+    """
+
+    namespace: str
+    vector: tuple[float, ...]
+    k: int
+    metric: str
+    filter: dict[str, FilterValue]
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ lists, filters and searches. The secret is never stored, and the body only as it
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
+
+from toolkit_batteries.core.admin import ReadOnlyAdmin
 
 from .models import WebhookDelivery
 
@@ -16,7 +16,7 @@ __all__ = ["WebhookDeliveryAdmin"]
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
     """Deliveries newest first: event, target, status, attempts, last error, times."""
 
     list_display = (
@@ -33,7 +33,6 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     list_filter = ("status", "instance", "adapter", "event")
     search_fields = ("delivery_id", "event", "target")
     ordering = ("-created_at", "-id")
-    list_per_page = 100
     fields = (
         "delivery_id",
         "instance",
@@ -56,11 +55,3 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         """Return the last error cut to one line of 80 characters."""
         text = " ".join((obj.last_error or "").split())
         return text[:80] + "…" if len(text) > 80 else text
-
-    def has_add_permission(self, request: Any) -> bool:
-        """Refuse: rows come from ``send``."""
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        """Refuse: the log is written by the adapters only."""
-        return False

@@ -34,10 +34,11 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.groups import ResilienceRetryPolicy, RetryPolicy
 from toolkit_batteries.core.outbound.log_redaction import redact_url
 
+from .errors import TargetRefusedError, WebhookError
 from .signing import DEFAULT_TOLERANCE, Secrets, secret_list
 from .signing import verify as verify_signature
 
@@ -56,22 +57,6 @@ logger = logging.getLogger("toolkit.webhook")
 MAX_EVENT_LENGTH = 200
 #: Longest target URL (the column's width).
 MAX_TARGET_LENGTH = 2048
-
-
-class WebhookError(ToolkitError):
-    """A webhook operation was refused; messages name no secret, body or URL."""
-
-    code = "webhook_error"
-
-
-class TargetRefusedError(WebhookError, ValueError):
-    """The target breaks the outbound rules (scheme, credentials, private address)."""
-
-    code = "webhook_target_refused"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        super().__init__(f"webhook.{instance}: the target {reason}")
 
 
 def seconds(value: Any, *, service: str, field: str, instance: str) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import non_negative, warn_when_set
+from toolkit_batteries.core.option_kinds import non_negative, relation, warn_when_set
 from toolkit_batteries.core.options import Duration, option, options_class
 from toolkit_batteries.queue.options import QueueOptions
 
@@ -26,6 +26,19 @@ class WebhookOptions:
             hint="deliveries may reach loopback, private and link-local addresses and plain http; "
             "keep it for development",
         ).on("allow_private_targets"),
+        relation(
+            "toolkit_webhook.W002",
+            lambda o: (
+                "queue options are set on the http adapter, which ignores them"
+                if str(o.queue_adapter or "").strip()
+                or o.queue_opts is not None
+                or o.dead_letter_topic
+                else None
+            ),
+            adapters=("http",),
+            warning=True,
+            hint='set adapter "queue", or remove queue_adapter, queue_opts and dead_letter_topic',
+        ),
     )
 
     timeout: Duration = option(timedelta(seconds=10), doc="per-delivery timeout")

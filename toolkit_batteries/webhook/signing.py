@@ -45,8 +45,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolkit_batteries.core.errors import ToolkitError
 from toolkit_batteries.core.webhook_signatures import header_value
+
+from .errors import SignatureError
 
 __all__ = [
     "EVENT_HEADER",
@@ -81,16 +82,6 @@ MAX_SIGNATURE_HEADER = 4096
 
 Secret = str | bytes
 Secrets = Secret | Iterable[Secret]
-
-
-class SignatureError(ToolkitError, ValueError):
-    """A delivery failed verification; ``reason`` says which check (never a value)."""
-
-    code = "webhook_signature_invalid"
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        super().__init__(f"webhook: signature verification failed: {reason}")
 
 
 def secret_list(secret: Secrets) -> list[bytes]:

@@ -16,6 +16,8 @@ from typing import Any
 
 from django.contrib import admin
 
+from toolkit_batteries.core.admin import ReadOnlyAdmin, ReadOnlyInline, epoch_column
+
 from .models import WorkflowRun, WorkflowSignal, WorkflowStep
 from .records import TERMINAL
 
@@ -26,32 +28,21 @@ def _when(seconds: float) -> datetime | None:
     return datetime.fromtimestamp(seconds, UTC) if seconds else None
 
 
-class _ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-
-class WorkflowStepInline(_ReadOnlyInline):
+class WorkflowStepInline(ReadOnlyInline):
     model = WorkflowStep
     fields = ("index", "name", "status", "attempts", "error", "result")
     readonly_fields = fields
     ordering = ("index",)
 
 
-class WorkflowSignalInline(_ReadOnlyInline):
+class WorkflowSignalInline(ReadOnlyInline):
     model = WorkflowSignal
     fields = ("name", "payload")
     readonly_fields = fields
 
 
 @admin.register(WorkflowRun)
-class WorkflowRunAdmin(admin.ModelAdmin):
+class WorkflowRunAdmin(ReadOnlyAdmin):
     """Runs newest first: workflow, status, step, attempts, lease, times."""
 
     list_display = (
@@ -70,7 +61,6 @@ class WorkflowRunAdmin(admin.ModelAdmin):
     list_filter = ("namespace", "workflow", "status")
     search_fields = ("id", "workflow")
     ordering = ("-created_at",)
-    list_per_page = 100
     fields = (
         "id",
         "workflow",
@@ -95,26 +85,13 @@ class WorkflowRunAdmin(admin.ModelAdmin):
         """Return the end of the current worker's lease (empty when no worker holds it)."""
         return _when(obj.lease_until) if obj.lease_owner else None
 
-    @admin.display(description="created", ordering="created_at")
-    def created(self, obj: WorkflowRun) -> datetime | None:
-        return _when(obj.created_at)
-
-    @admin.display(description="updated", ordering="updated_at")
-    def updated(self, obj: WorkflowRun) -> datetime | None:
-        return _when(obj.updated_at)
+    created = epoch_column("created_at", "created", _when, ordering="created_at")
+    updated = epoch_column("updated_at", "updated", _when, ordering="updated_at")
 
     @admin.display(description="input size (bytes)")
     def input_size(self, obj: WorkflowRun) -> int:
         """Return the size of the run's input, never the input itself."""
         return len(json.dumps(obj.input)) if obj.input is not None else 0
-
-    def has_add_permission(self, request: Any) -> bool:
-        """Refuse: runs start through the service, which queues their first step."""
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        """Refuse: an edited run could skip a step or run one twice."""
-        return False
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         """Allow deleting finished runs only: a live run's worker would lose its row."""

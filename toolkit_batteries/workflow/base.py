@@ -37,7 +37,7 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.redaction import redact_string
 
 from .definition import (
@@ -48,6 +48,7 @@ from .definition import (
     register,
     resolve_callable,
 )
+from .errors import RunNotFoundError, WorkflowClosedError
 from .records import (
     TERMINAL,
     RunInfo,
@@ -85,24 +86,6 @@ _CANCEL_ROUNDS = 20
 #: Step records a compensation still has to undo: completed ones, and ones whose
 #: compensation failed for good (``resume()`` retries those).
 _TO_UNDO = ("completed", "compensation_failed")
-
-
-class RunNotFoundError(ToolkitError, LookupError):
-    """No run with that id in this workflow instance's namespace."""
-
-    code = "not_found"
-
-    def __init__(self, instance: str) -> None:
-        super().__init__(f"workflow.{instance}: no run with that id")
-
-
-class WorkflowClosedError(ToolkitError, RuntimeError):
-    """A call on a workflow service after its container closed it."""
-
-    code = "unavailable"
-
-    def __init__(self, instance: str) -> None:
-        super().__init__(f"workflow.{instance} is closed")
 
 
 class _LeaseLost(Exception):

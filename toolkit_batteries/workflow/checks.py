@@ -1,16 +1,7 @@
-"""System checks of the ``workflow`` battery (``manage.py check``).
+"""Behaviour check of ``workflow``; every ID is in docs/batteries/workflow.md, "Checks".
 
-Shape rules are declared on the options and reported by the core check
-(:mod:`toolkit_batteries.core.option_kinds`) after ``E001`` (the adapter resolves):
-
-* ``toolkit_workflow.E002``: ``db`` / ``sqlserver`` with a ``dsn`` that is not a SQL target.
-* ``toolkit_workflow.E003``: ``table`` is not a plain SQL identifier, or differs from
-  the table the models were loaded with (every instance shares the migrated tables).
-* ``toolkit_workflow.E004``: ``namespace`` is longer than 64 characters.
-* ``toolkit_workflow.W001``: ``host_port`` is set; no adapter here talks to a workflow
-  server, so it is ignored.
-
-Messages name instances and fields, never values. Nothing connects.
+Shape rules are declared on the options. Here: ``E003``, ``table`` against the table the
+models were migrated with. Messages name fields, never values; nothing connects.
 """
 
 from __future__ import annotations
@@ -19,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from django.core import checks
 
-from toolkit_batteries.core.checks import resolved_instances
+from toolkit_batteries.core.checks import error, resolved_instances
 
 from .tables import IDENTIFIER
 
@@ -27,8 +18,6 @@ if TYPE_CHECKING:
     from toolkit_batteries.core.config import Config
 
 __all__ = ["battery_checks"]
-
-_OBJ = "settings.TOOLKIT"
 
 
 def battery_checks(config: Config) -> list[checks.CheckMessage]:
@@ -42,13 +31,12 @@ def battery_checks(config: Config) -> list[checks.CheckMessage]:
         table = str(options.table or "").strip()
         if table and (not IDENTIFIER.match(table) or table != migrated):
             found.append(
-                checks.Error(
+                error(
+                    "toolkit_workflow.E003",
                     f'{where}: option "table" is not a plain SQL identifier or differs from '
                     "the migrated runs table",
-                    hint="set table once, on the default instance, before the first migrate "
+                    "set table once, on the default instance, before the first migrate "
                     "(letters, digits and _); other instances leave it empty",
-                    obj=_OBJ,
-                    id="toolkit_workflow.E003",
                 )
             )
     return found

@@ -230,7 +230,7 @@ def render_views(schema: Schema) -> str:
         f"from drf_spectacular.utils import {', '.join(spectacular)}",
         "from rest_framework.request import Request",
     ]
-    if uses_crud:
+    if uses_crud or _reads(schema).pairs:  # READS is made of crud.Read
         out.append("from toolkit_batteries.api_runtime import crud")
     out += [
         _import("toolkit_batteries.api_runtime.views", sorted_all(runtime)),
@@ -248,14 +248,14 @@ def render_views(schema: Schema) -> str:
         "    enum_components = s.ENUMS",
     ]
     reads = _reads(schema)
-    has_reads = bool(reads.pairs) and any(
-        found.kind in ("create", "update") for sv in all_services for found in sv.crud.values()
-    )
+    has_reads = bool(reads.pairs)
     if has_reads:
         out += [
             "",
             "#: Per entity, the check of its get rpc: an id naming a row in a create or update",
-            "#: must pass it for the caller, else the answer is that of an id naming no row.",
+            "#: must pass it for the caller, else the answer is that of an id naming no row;",
+            "#: a response lists only the many_to_many ids that pass it. Hand-written handlers",
+            "#: get the same check from crud.check_references(model, params, request).",
             assign("READS", reads),
         ]
     for sv in all_services:

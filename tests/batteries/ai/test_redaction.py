@@ -11,8 +11,8 @@ import logging
 
 import pytest
 
-from tests.cli.conftest import base_env, run_toolkit
-from tests.support.leaks import assert_never_shown, error_texts, log_texts
+from tests.cli.conftest import base_env
+from tests.support.leaks import assert_never_shown, config_show, error_texts, log_texts
 from toolkit_batteries.ai import AIProviderError
 
 from .conftest import ADAPTERS, new_key, open_ai
@@ -66,11 +66,8 @@ def test_config_show_never_prints_the_key(tmp_path) -> None:
         AI__DEFAULT__API_KEY=key,
         AI__DEFAULT__MODEL="gpt-test-1",
     )
-    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
-    assert text.returncode == 0, text
+    text, js, options = config_show("ai", env, tmp_path)
     # The product name, then where the value came from.
     assert "ai (openai)  [AI__DEFAULT__ADAPTER]" in text.stdout.splitlines()
-    js = run_toolkit("config", "show", "--json", "--service", "ai", cwd=tmp_path, env=env)
-    options = js.json["data"]["ai"]["default"]["options"]
     assert options["api_key"] == "[redacted]" and options["model"] == "gpt-test-1"
     assert_never_shown([text.stdout, text.stderr, js.stdout, js.stderr], [key])

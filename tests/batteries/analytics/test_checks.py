@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
-from toolkit_batteries.analytics.apps import AnalyticsConfig
+from tests.support.checks import assert_checks, battery_messages
 
 KEY = "phc_check-key-Pq4-never-shown"
 
 
 def messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_analytics")
-    found = checks.run_checks(app_configs=[app])
-    return [m for m in found if m.id.startswith("toolkit_analytics.")]
+    return battery_messages("toolkit_analytics")
 
 
 def provider(**options: object) -> dict:
     return {"adapter": "posthog", "options": {"api_key": KEY, **options}}
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_analytics")
-    assert isinstance(app, AnalyticsConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.analytics", "analytics")
 
 
 @pytest.mark.parametrize(
@@ -46,10 +37,7 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"analytics": block}):
-        found = messages()
-    assert [m.id for m in found] == expected
-    assert all(KEY not in str(m) for m in found)
+    assert_checks("analytics", block, expected, secret=KEY)
 
 
 def test_services_analytics_defaults_to_the_log_adapter(caplog) -> None:

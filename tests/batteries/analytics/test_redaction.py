@@ -11,8 +11,8 @@ import logging
 
 import pytest
 
-from tests.cli.conftest import base_env, run_toolkit
-from tests.support.leaks import error_texts, log_texts
+from tests.cli.conftest import base_env
+from tests.support.leaks import config_show, error_texts, log_texts
 from toolkit_batteries.analytics.base import AnalyticsDeliveryError, AnalyticsPropertiesError
 from toolkit_batteries.core.errors import InvalidOptionsError
 
@@ -55,10 +55,7 @@ def test_cli_output_never_shows_the_key(tmp_path) -> None:
         ANALYTICS__DEFAULT__API_KEY=API_KEY,
         ANALYTICS__DEFAULT__ENDPOINT="https://eu.i.example.com",
     )
-    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
-    assert text.returncode == 0, text
-    js = run_toolkit("config", "show", "--json", "--service", "analytics", cwd=tmp_path, env=env)
-    options = js.json["data"]["analytics"]["default"]["options"]
+    text, js, options = config_show("analytics", env, tmp_path)
     assert options["api_key"] == "[redacted]"
     assert options["endpoint"] == "https://eu.i.example.com"
     outputs = [text.stdout, text.stderr, js.stdout, js.stderr]

@@ -20,6 +20,7 @@ import jwt
 import pytest
 
 from tests.support.batteries import BatteryOpener
+from tests.support.processes import serving
 from toolkit_batteries.core.container import Container
 
 from .provider import FakeProvider
@@ -100,9 +101,4 @@ def jwt_auth(open_auth):
 @pytest.fixture(scope="module")
 def provider() -> Iterator[FakeProvider]:
     """Run a local OpenID provider on 127.0.0.1 for the module's tests."""
-    server = FakeProvider()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(FakeProvider())

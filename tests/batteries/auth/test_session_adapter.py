@@ -181,19 +181,6 @@ def test_a_store_that_loses_data_is_refused_at_open():
         SessionAuthenticator(object())
 
 
-@pytest.fixture
-def private_redis():
-    """Run a redis-server of this test's own, which the test may stop."""
-    from tests.batteries.ratelimit.private_redis import PrivateRedis
-
-    server = PrivateRedis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_a_store_outage_after_open_fails_closed(private_redis, containers):
     settings = {
         "auth": {"adapter": "session"},

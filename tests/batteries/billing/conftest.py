@@ -14,7 +14,6 @@ Provider variants set ``allow_insecure`` and ``allow_private`` (the fake is plai
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from toolkit_batteries.core.config import Config
+from tests.support.batteries import BatteryOpener, migrated_sqlite
 from toolkit_batteries.core.container import Container
 
 from .fakes import PADDLE_KEY, STRIPE_KEY, Fake, FakePaddle, FakeStripe
@@ -71,9 +70,13 @@ def _clear_rows(dsn: str) -> None:
 
 
 @pytest.fixture
-def make_billing(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
-    """Return ``make(variant, **options)``: open a billing instance (and its fake)."""
-    opened: list[Opened] = []
+def make_billing(
+    request, tmp_path: Path, open_battery: BatteryOpener
+) -> Iterator[Callable[..., Opened]]:
+    """Return ``make(variant, **options)``: open a billing instance (and its fake).
+
+    The fakes stop and the rows are cleared first; ``open_battery`` closes the containers.
+    """
     cleanups: list[Callable[[], None]] = []
 
     def make(variant: str, *, auto_approve: bool = True, **options: Any) -> Opened:
@@ -94,18 +97,13 @@ def make_billing(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
             cleanups.append(lambda: _clear_rows(dsn))
             db = {"adapter": "sqlserver", "options": {"dsn": dsn}}
         else:
-            path = tmp_path / f"billing_{uuid.uuid4().hex[:8]}.sqlite3"
-            shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
-            db = {"adapter": "sqlfile", "options": {"dsn": str(path)}}
+            path = migrated_sqlite(request, tmp_path, "billing")
+            db = {"adapter": "sqlfile", "options": {"dsn": path}}
         settings = {"db": db, "billing": {"adapter": variant, "options": options}}
-        container = Container(Config.load(settings, {}))
-        found = Opened(variant, container.billing(), container, fake)
-        opened.append(found)
-        return found
+        container = open_battery.container(settings)
+        return Opened(variant, container.billing(), container, fake)
 
     yield make
-    for found in opened:
-        found.container.close()
     for cleanup in reversed(cleanups):
         cleanup()
 

@@ -23,6 +23,7 @@ import re
 import secrets
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -52,6 +53,9 @@ class Fake:
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: Any = None
+    #: Answers sent instead of the routed one, first in first out, to the next requests:
+    #: ``(status, body, headers)`` (a provider's 429 with its ``Retry-After``).
+    failures: deque[tuple[int, Any, dict[str, str]]] = field(default_factory=deque)
 
     @property
     def url(self) -> str:
@@ -83,12 +87,18 @@ class Fake:
                     raw,
                     fake.decode(raw, self.headers.get("Content-Type") or ""),
                 )
+                extra: dict[str, str] = {}
                 with fake.lock:
                     fake.seen.append(seen)
-                    refused = fake.refusal(seen)
-                    status, answer = refused if refused else fake.answer(seen)
+                    if fake.failures:
+                        status, answer, extra = fake.failures.popleft()
+                    else:
+                        refused = fake.refusal(seen)
+                        status, answer = refused if refused else fake.answer(seen)
                 data = json.dumps(answer).encode()
                 self.send_response(status)
+                for name, value in extra.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.send_header("Request-Id", "req_" + secrets.token_hex(6))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 
+from tests.support.processes import python_prints
 from toolkit_batteries.billing.states import (
     TERMINAL,
     TRANSITIONS,
@@ -177,5 +176,4 @@ def test_importing_the_battery_imports_no_sdk():
         " toolkit_batteries.billing.options, toolkit_batteries.billing.adapters.stub;"
         "print(sorted(m for m in ('stripe', 'paddle_billing') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert python_prints(code) == "[]"

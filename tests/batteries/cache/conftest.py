@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.clock import ElapsesTime
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -29,7 +30,7 @@ VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
 
 
 @dataclass
-class Opened:
+class Opened(ElapsesTime):
     """An opened cache, its container, and a way to let time pass."""
 
     variant: str
@@ -37,13 +38,6 @@ class Opened:
     container: Container
     instance: str
     clock: FakeClock | None
-
-    def elapse(self, seconds: float) -> None:
-        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
-        if self.clock is not None:
-            self.clock.advance(seconds)
-        else:
-            time.sleep(seconds)
 
 
 def cache_block(variant: str, tmp_path, request: pytest.FixtureRequest, **extra: Any) -> dict:

@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
-from toolkit_batteries.cache.apps import CacheConfig
+from tests.support.checks import assert_checks, battery_messages
 
 SECRET = "hunter2-secret"
 
 
 def cache_messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_cache")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_cache.")]
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_cache")
-    assert isinstance(app, CacheConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.cache", "cache")
+    return battery_messages("toolkit_cache")
 
 
 @pytest.mark.parametrize(
@@ -53,10 +45,7 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"cache": block}):
-        messages = cache_messages()
-    assert [m.id for m in messages] == expected
-    assert all(SECRET not in str(m) for m in messages)
+    messages = assert_checks("cache", block, expected, secret=SECRET)
     assert all(m.msg.startswith("cache.default") or m.id.endswith("E001") for m in messages)
 
 

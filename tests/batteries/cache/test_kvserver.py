@@ -16,13 +16,6 @@ from .helpers import PrivateRedis, unique
 
 
 @pytest.fixture
-def raw(redis_url):
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def kv(redis_url):
     """Open a kvserver cache under a unique instance; clear its namespace afterwards."""
     opened: list[tuple[Container, KVServerCache]] = []

@@ -5,11 +5,10 @@ from __future__ import annotations
 import logging
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
-from toolkit_batteries.cdn.apps import CDNConfig
+from tests.support.checks import assert_checks, battery_messages
 
 from .conftest import open_cdn
 
@@ -18,18 +17,11 @@ ZONE = "023e105f4ecef8ad9ca31a8372d0c353"
 
 
 def messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_cdn")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_cdn.")]
+    return battery_messages("toolkit_cdn")
 
 
 def provider(**options: object) -> dict:
     return {"adapter": "cloudflare", "options": {"api_token": TOKEN, "zone_id": ZONE, **options}}
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_cdn")
-    assert isinstance(app, CDNConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.cdn", "cdn")
 
 
 @pytest.mark.parametrize(
@@ -52,10 +44,7 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"cdn": block}):
-        found = messages()
-    assert [m.id for m in found] == expected
-    assert all(TOKEN not in str(m) for m in found)
+    assert_checks("cdn", block, expected, secret=TOKEN)
 
 
 def test_noop_says_at_open_that_purges_are_discarded(caplog) -> None:

@@ -11,8 +11,8 @@ import logging
 
 import pytest
 
-from tests.cli.conftest import base_env, run_toolkit
-from tests.support.leaks import error_texts, log_texts
+from tests.cli.conftest import base_env
+from tests.support.leaks import config_show, error_texts, log_texts
 from toolkit_batteries.cdn.base import CDNPurgeError, InvalidPurgeError
 from toolkit_batteries.core.errors import InvalidOptionsError
 
@@ -53,10 +53,7 @@ def test_cli_output_never_shows_the_token(tmp_path) -> None:
         CDN__DEFAULT__API_TOKEN=TOKEN,
         CDN__DEFAULT__ZONE_ID="023e105f4ecef8ad9ca31a8372d0c353",
     )
-    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
-    assert text.returncode == 0, text
-    js = run_toolkit("config", "show", "--json", "--service", "cdn", cwd=tmp_path, env=env)
-    options = js.json["data"]["cdn"]["default"]["options"]
+    text, js, options = config_show("cdn", env, tmp_path)
     assert options["api_token"] == "[redacted]"
     assert options["zone_id"] == "023e105f4ecef8ad9ca31a8372d0c353"
     assert TOKEN not in "\n".join([text.stdout, text.stderr, js.stdout, js.stderr])

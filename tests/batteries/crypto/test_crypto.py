@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import base64
 import os
-import subprocess
-import sys
 
 import pytest
 from django.core import checks
 from django.test import override_settings
 
+from tests.support.processes import python_prints
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
@@ -392,5 +391,4 @@ def test_importing_the_battery_imports_no_cryptography():
         "import sys, toolkit_batteries.crypto, toolkit_batteries.crypto.checks\n"
         "print('cryptography' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert python_prints(code) == "False"

@@ -3,30 +3,22 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
+from tests.support.checks import assert_checks, battery_messages
 from toolkit_batteries.core.loading import resolve_adapter
-from toolkit_batteries.document.apps import DocumentConfig
 
 API_KEY = "rk_test_checks_secret_key"
 REMOTE = {"adapter": "remote", "options": {"endpoint": "https://render.example.com"}}
 
 
 def document_messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_document")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_document.")]
+    return battery_messages("toolkit_document")
 
 
 def remote(**options: object) -> dict:
     return {"adapter": "gotenberg", "options": {**REMOTE["options"], "api_key": API_KEY, **options}}
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_document")
-    assert isinstance(app, DocumentConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.document", "document")
 
 
 @pytest.mark.parametrize(
@@ -61,10 +53,7 @@ def test_aliases(alias: str, canonical: str) -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"document": block}):
-        messages = document_messages()
-    assert [m.id for m in messages] == expected
-    assert all(API_KEY not in str(m) for m in messages)
+    assert_checks("document", block, expected, secret=API_KEY)
 
 
 def test_sandbox_required_without_bwrap_is_an_error(monkeypatch, tmp_path) -> None:

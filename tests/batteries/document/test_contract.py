@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.document import (
     Document,
     DocumentTooLargeError,
@@ -25,9 +26,7 @@ PAGES = ["Hello toolkit", "Second page here"]
 
 class TestDocumentContract:
     def test_the_service_is_a_document(self, opened: Opened) -> None:
-        assert isinstance(opened.document, Document)
-        assert opened.document.adapter_name == opened.variant
-        assert opened.container.document() is opened.document
+        assert_opened_as(opened.document, Document, opened.variant, opened.container, "document")
 
     def test_pdf_has_the_pages_and_the_text(self, opened: Opened) -> None:
         result = opened.document.render(opened.source(PAGES))

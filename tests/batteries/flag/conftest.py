@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import serving
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -44,12 +45,7 @@ class Opened:
 
 @pytest.fixture
 def remote() -> Iterator[FakeRemoteConfig]:
-    server = FakeRemoteConfig(template_of(FLAGS))
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(FakeRemoteConfig(template_of(FLAGS)))
 
 
 def remote_block(server: FakeRemoteConfig, directory: Path, **options: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.flag import Flag
 
 SUBJECTS = [f"user-{i}" for i in range(10_000)]
@@ -20,9 +21,7 @@ class TestFlagContract:
     """The same flags, the same answers, on every adapter."""
 
     def test_identity(self, opened):
-        assert isinstance(opened.flag, Flag)
-        assert opened.flag.adapter_name == opened.variant
-        assert opened.flag.service_name == "flag" and opened.container.flag() is opened.flag
+        assert_opened_as(opened.flag, Flag, opened.variant, opened.container, "flag")
 
     def test_names(self, opened):
         assert opened.flag.names() == sorted(["on", "off", "theme", "limit", "rollout"])

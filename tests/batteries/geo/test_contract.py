@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.geo import MAX_QUERY_LENGTH, Geo, Place
 
 from .conftest import Opened
@@ -13,9 +14,7 @@ from .conftest import Opened
 
 class TestGeoContract:
     def test_is_the_battery_class(self, opened: Opened) -> None:
-        assert isinstance(opened.geo, Geo)
-        assert opened.geo.adapter_name == opened.variant
-        assert opened.container.geo() is opened.geo
+        assert_opened_as(opened.geo, Geo, opened.variant, opened.container, "geo")
 
     def test_geocode_finds_a_city(self, opened: Opened) -> None:
         places = opened.geo.geocode("Berlin")

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import base_env, run_toolkit
+from tests.cli.conftest import base_env
+from tests.support.leaks import config_show
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
 from toolkit_batteries.geo import GeoProviderError, GeoRateLimitedError
 
@@ -186,11 +187,9 @@ def test_config_show_never_prints_the_key(tmp_path: Path) -> None:
         GEO__DEFAULT__ADAPTER="geo_a",
         GEO__DEFAULT__API_KEY=KEY,
     )
-    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
-    assert text.returncode == 0, text
+    text, js, options = config_show("geo", env, tmp_path)
     assert "geo (google)  [GEO__DEFAULT__ADAPTER]" in text.stdout.splitlines()  # product name
-    js = run_toolkit("config", "show", "--json", "--service", "geo", cwd=tmp_path, env=env)
-    assert js.json["data"]["geo"]["default"]["options"]["api_key"] == "[redacted]"
+    assert options["api_key"] == "[redacted]"
     outputs = [text.stdout, text.stderr, js.stdout, js.stderr]
     for result in outputs:
         assert KEY not in result

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import serving
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -110,12 +111,7 @@ def catalog_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def service() -> Iterator[FakeTranslationService]:
-    server = FakeTranslationService(CATALOGS)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(FakeTranslationService(CATALOGS))
 
 
 def remote_block(server: FakeTranslationService, **options: Any) -> dict[str, Any]:

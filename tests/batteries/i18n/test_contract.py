@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.utils import translation
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.i18n import I18n
 
 from .conftest import Opened
@@ -11,9 +12,7 @@ from .conftest import Opened
 
 class TestI18nContract:
     def test_is_the_service(self, opened: Opened) -> None:
-        assert isinstance(opened.i18n, I18n)
-        assert opened.i18n.adapter_name == opened.variant
-        assert opened.container.i18n() is opened.i18n
+        assert_opened_as(opened.i18n, I18n, opened.variant, opened.container, "i18n")
 
     def test_explicit_locale(self, opened: Opened) -> None:
         assert opened.i18n.t("greeting", locale="fr") == "Bonjour"

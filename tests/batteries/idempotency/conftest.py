@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.batteries import db_block
+from tests.support.clock import ElapsesTime
 from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -26,7 +28,7 @@ VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
 
 
 @dataclass
-class Opened:
+class Opened(ElapsesTime):
     """An opened idempotency store, its container, and a way to let time pass."""
 
     variant: str
@@ -35,13 +37,6 @@ class Opened:
     instance: str
     clock: FakeClock | None
     block: dict
-
-    def elapse(self, seconds: float) -> None:
-        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
-        if self.clock is not None:
-            self.clock.advance(seconds)
-        else:
-            time.sleep(seconds)
 
 
 def store_block(variant: str, tmp_path, request: pytest.FixtureRequest, **options: Any) -> dict:
@@ -52,16 +47,8 @@ def store_block(variant: str, tmp_path, request: pytest.FixtureRequest, **option
             "adapter": "kvserver",
             "options": {"kvserver": {"addr": url, "prefix": unique("t-") + ":"}, **options},
         }
-    if variant == "db-sqlite":
-        return {
-            "adapter": "db",
-            "options": {"dsn": request.getfixturevalue("sqlite_dsn"), **options},
-        }
-    if variant == "db-postgres":
-        return {
-            "adapter": "db",
-            "options": {"dsn": request.getfixturevalue("postgres_dsn"), **options},
-        }
+    if variant in ("db-sqlite", "db-postgres"):
+        return db_block(request, variant, **options)
     return {"adapter": "memory", "options": options}
 
 

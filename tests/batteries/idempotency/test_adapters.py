@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-import redis
 
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -73,13 +72,6 @@ def test_memory_evicts_the_least_recently_used_record_when_all_are_live():
 
 
 # ---------------------------------------------------------------------- kvserver
-
-
-@pytest.fixture
-def raw(redis_url):
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
 
 
 def test_kvserver_record_is_an_expiring_hash(redis_url, raw):

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
-from toolkit_batteries.idempotency.apps import IdempotencyConfig
+from tests.support.checks import assert_checks, battery_messages
 
 SECRET = "hunter2-secret"
 
 
 def messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_idempotency")
-    return [
-        m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_idempotency.")
-    ]
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_idempotency")
-    assert isinstance(app, IdempotencyConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.idempotency", "idempotency")
+    return battery_messages("toolkit_idempotency")
 
 
 @pytest.mark.parametrize(
@@ -53,10 +43,7 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"idempotency": block}):
-        found = messages()
-    assert [m.id for m in found] == expected
-    assert all(SECRET not in str(m) for m in found)
+    assert_checks("idempotency", block, expected, secret=SECRET)
 
 
 def test_e002_names_the_field_under_its_block() -> None:

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.idempotency import Idempotency, Reservation, ReservationState
 
@@ -22,9 +23,10 @@ class TestIdempotencyContract:
     """The same calls, the same answers, on every adapter."""
 
     def test_identity(self, opened):
-        assert isinstance(opened.store, Idempotency)
-        assert opened.store.adapter_name == opened.variant.split("-")[0]
-        assert opened.container.idempotency(opened.instance) is opened.store
+        adapter = opened.variant.split("-")[0]
+        assert_opened_as(
+            opened.store, Idempotency, adapter, opened.container, "idempotency", opened.instance
+        )
 
     def test_first_reservation_owns_the_key(self, opened):
         first = opened.store.reserve("order-1", fingerprint="fp")

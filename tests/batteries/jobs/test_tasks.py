@@ -174,27 +174,24 @@ def test_a_task_enqueued_with_django_tasks_runs_on_the_worker(use_tasks, variant
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_failing_task_is_retried_then_dead_lettered(use_tasks, variant):
+@pytest.mark.parametrize(
+    ("failures", "succeeded"), [(10, 0), (2, 1)], ids=["dead-lettered", "succeeds"]
+)
+def test_a_failing_task_is_retried_then_succeeds_or_is_dead_lettered(
+    use_tasks, variant, failures, succeeded
+):
+    """Three attempts: a task failing 10 times is dead-lettered, one failing twice succeeds."""
     queue = use_tasks(variant, retry={"max_attempts": 3})
     key = unique()
-    fx.flaky.enqueue(key, 10)
+    fx.flaky.enqueue(key, failures)
     worker = work()
     assert fx.CALLS[key] == ["run", "run", "run"]
-    assert (worker.stats.retried, worker.stats.dead, worker.stats.succeeded) == (2, 1, 0)
-    [dead] = queue.dead_messages(topic_for("default"))
-    assert dead.reason == f"RuntimeError: failure of {key}"
-    assert dead.attempts == 3
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_a_task_that_fails_less_than_its_attempts_succeeds(use_tasks, variant):
-    queue = use_tasks(variant, retry={"max_attempts": 3})
-    key = unique()
-    fx.flaky.enqueue(key, 2)
-    worker = work()
-    assert fx.CALLS[key] == ["run", "run", "run"]
-    assert (worker.stats.retried, worker.stats.succeeded, worker.stats.dead) == (2, 1, 0)
-    assert queue.dead_messages(topic_for("default")) == []
+    stats = worker.stats
+    assert (stats.retried, stats.succeeded, stats.dead) == (2, succeeded, 1 - succeeded)
+    dead = queue.dead_messages(topic_for("default"))
+    assert [(d.reason, d.attempts) for d in dead] == (
+        [] if succeeded else [(f"RuntimeError: failure of {key}", 3)]
+    )
 
 
 @pytest.mark.parametrize("variant", ["db-sqlite", "db-postgres"])

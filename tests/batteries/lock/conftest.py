@@ -7,13 +7,13 @@ use short leases.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from tests.support.clock import ElapsesTime
 from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -24,20 +24,13 @@ VARIANTS = ("memory", "kvserver")
 
 
 @dataclass
-class Opened:
+class Opened(ElapsesTime):
     """An opened lock service, its container, and a way to let time pass."""
 
     variant: str
     lock: Any
     container: Container
     clock: FakeClock | None
-
-    def elapse(self, seconds: float) -> None:
-        """Let ``seconds`` pass: move the fake clock, or really wait on Redis."""
-        if self.clock is not None:
-            self.clock.advance(seconds)
-        else:
-            time.sleep(seconds)
 
 
 def lock_block(variant: str, request: pytest.FixtureRequest, **options: Any) -> dict:

@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
-from django.test import override_settings
 
-from toolkit_batteries.lock.apps import LockConfig
+from tests.support.checks import assert_checks, battery_messages
 
 SECRET = "hunter2-secret"
 
 
 def lock_messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_lock")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_lock.")]
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_lock")
-    assert isinstance(app, LockConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.lock", "lock")
+    return battery_messages("toolkit_lock")
 
 
 @pytest.mark.parametrize(
@@ -38,7 +29,4 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"lock": block}):
-        messages = lock_messages()
-    assert [m.id for m in messages] == expected
-    assert all(SECRET not in str(m) for m in messages)
+    assert_checks("lock", block, expected, secret=SECRET)

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.lock import Lease, Lock, LockNotAcquiredError
 
@@ -17,9 +18,7 @@ class TestLockContract:
     """The same calls, the same answers, on every adapter."""
 
     def test_identity(self, opened):
-        assert isinstance(opened.lock, Lock)
-        assert opened.lock.adapter_name == opened.variant
-        assert opened.lock.service_name == "lock" and opened.container.lock() is opened.lock
+        assert_opened_as(opened.lock, Lock, opened.variant, opened.container, "lock")
 
     def test_a_free_name_is_acquired_once(self, opened):
         lease = opened.lock.acquire("job")

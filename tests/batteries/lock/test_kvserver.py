@@ -16,13 +16,6 @@ from ..cache.helpers import PrivateRedis, unique
 
 
 @pytest.fixture
-def raw(redis_url):
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def prefix(raw):
     value = unique("t-") + ":"
     yield value

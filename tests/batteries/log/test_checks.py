@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
-from toolkit_batteries.log.apps import LogConfig
+from tests.support.checks import battery_messages
 
 
 def log_messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_log")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_log.")]
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_log")
-    assert isinstance(app, LogConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.log", "log")
+    return battery_messages("toolkit_log")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import serving
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -38,11 +39,7 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def smtp_server(certificate: tuple[Path, Path], smtp_password: str) -> Iterator[SMTPServer]:
-    server = SMTPServer(*certificate, username=USERNAME, password=smtp_password).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(SMTPServer(*certificate, username=USERNAME, password=smtp_password))
 
 
 @pytest.fixture(scope="session")
@@ -52,11 +49,7 @@ def postmark_token() -> str:
 
 @pytest.fixture(scope="session")
 def postmark_server(postmark_token: str) -> Iterator[PostmarkServer]:
-    server = PostmarkServer(postmark_token).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(PostmarkServer(postmark_token))
 
 
 @pytest.fixture

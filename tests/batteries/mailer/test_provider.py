@@ -7,7 +7,7 @@ import logging
 import traceback
 
 import pytest
-from django.core.mail import get_connection, send_mail
+from django.core.mail import EmailMessage, get_connection, send_mail
 from django.test import override_settings
 
 from toolkit_batteries.core.config import Config
@@ -65,16 +65,7 @@ def test_a_refused_token_raises_without_showing_it(
                 fail_silently=True,
                 backend_path=POSTMARK,
             )
-            assert (
-                quiet.send_messages(
-                    [
-                        __import__("django.core.mail", fromlist=["EmailMessage"]).EmailMessage(
-                            "s", "b", to=["a@example.com"]
-                        )
-                    ]
-                )
-                == 0
-            )
+            assert quiet.send_messages([EmailMessage("s", "b", to=["a@example.com"])]) == 0
     finally:
         container.close()
     assert "401" in str(caught.value)

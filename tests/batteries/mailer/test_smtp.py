@@ -8,6 +8,7 @@ import smtplib
 import traceback
 
 import pytest
+from django.core.mail import EmailMessage
 
 from tests.ports import free_port
 from toolkit_batteries.core.config import Config
@@ -117,16 +118,7 @@ def test_an_unreachable_server_fails_the_send_and_the_ping(smtp_password: str) -
             mailer.ping()
         assert smtp_password not in str(caught.value)
         quiet = type(mailer)(fail_silently=True, options=mailer.options)
-        assert (
-            quiet.send_messages(
-                [
-                    __import__("django.core.mail", fromlist=["EmailMessage"]).EmailMessage(
-                        "s", "b", to=["a@example.com"]
-                    )
-                ]
-            )
-            == 0
-        )
+        assert quiet.send_messages([EmailMessage("s", "b", to=["a@example.com"])]) == 0
     finally:
         container.close()
 

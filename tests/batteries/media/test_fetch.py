@@ -6,12 +6,12 @@ every request it receives, so a refused fetch is shown to have sent nothing.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.support.processes import serve_in_thread
 from toolkit_batteries.core.errors import http_status
 from toolkit_batteries.media import MediaFetchError, MediaTooLargeError, UnsupportedMediaError
 
@@ -60,13 +60,7 @@ class Site(BaseHTTPRequestHandler):
 def site() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield from serve_in_thread(server)
 
 
 @pytest.fixture(params=VARIANTS)

@@ -164,22 +164,18 @@ def test_the_vendor_alias_opens_the_sms_adapter(sms_server):
 # ---------------------------------------------------------------------- outbound rules
 
 
-def test_a_loopback_endpoint_is_refused_at_open_without_allow_private(sms_server):
+@pytest.mark.parametrize(
+    ("granted", "missing"),
+    [("allow_insecure", "allow_private"), ("allow_private", "allow_insecure")],
+    ids=["loopback-without-allow_private", "http-without-allow_insecure"],
+)
+def test_an_endpoint_is_refused_at_open_without_its_allowance(sms_server, granted, missing):
     block = sms_block(sms_server, relaxed=False)
-    block["options"]["allow_insecure"] = True
+    block["options"][granted] = True
     with pytest.raises(InvalidOptionsError) as caught:
         open_block(block)
-    assert caught.value.field == "sms.endpoint" and "allow_private" in str(caught.value)
+    assert caught.value.field == "sms.endpoint" and missing in str(caught.value)
     assert "127.0.0.1" not in str(caught.value)
-    assert sms_server.seen == []
-
-
-def test_an_http_endpoint_is_refused_without_allow_insecure(sms_server):
-    block = sms_block(sms_server, relaxed=False)
-    block["options"]["allow_private"] = True
-    with pytest.raises(InvalidOptionsError) as caught:
-        open_block(block)
-    assert caught.value.field == "sms.endpoint" and "allow_insecure" in str(caught.value)
     assert sms_server.seen == []
 
 

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.observability import Observability, SpanHandle
 
 from .conftest import Opened
@@ -13,9 +14,9 @@ from .conftest import Opened
 
 class TestObservabilityContract:
     def test_is_the_battery_class(self, opened: Opened) -> None:
-        assert isinstance(opened.obs, Observability)
-        assert opened.obs.adapter_name == opened.variant
-        assert opened.container.observability() is opened.obs
+        assert_opened_as(
+            opened.obs, Observability, opened.variant, opened.container, "observability"
+        )
 
     def test_span_yields_a_handle_and_emits_one_named_span(self, opened: Opened) -> None:
         with opened.obs.span("report.build", rows=3) as span:

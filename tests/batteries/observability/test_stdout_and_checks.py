@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 
 import pytest
-from django.apps import apps
 from django.core import checks
-from django.test import override_settings
 
+from tests.support.checks import assert_checks, battery_messages
+from tests.support.processes import python_prints
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
-from toolkit_batteries.observability.apps import ObservabilityConfig
 
 from .conftest import SECRET
 
@@ -67,26 +64,16 @@ def test_sample_ratio_outside_the_unit_interval_is_refused() -> None:
 def test_importing_the_battery_imports_no_opentelemetry() -> None:
     code = (
         "import sys, toolkit_batteries.observability, "
-        "toolkit_batteries.observability.checks, "
+        "toolkit_batteries.observability.options, "
         "toolkit_batteries.observability.adapters.stdout, "
         "toolkit_batteries.observability.adapters.noop;"
         "print(any(m.startswith('opentelemetry') for m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert python_prints(code) == "False"
 
 
 def messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_observability")
-    return [
-        m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_observability.")
-    ]
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_observability")
-    assert isinstance(app, ObservabilityConfig)
-    assert app.service == "observability"
+    return battery_messages("toolkit_observability")
 
 
 @pytest.mark.parametrize(
@@ -117,7 +104,4 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"observability": block}):
-        found = messages()
-    assert [m.id for m in found] == expected
-    assert all(SECRET not in m.msg for m in found)
+    assert_checks("observability", block, expected, secret=SECRET)

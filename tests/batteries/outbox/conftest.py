@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.ports import accepting, free_port
+from tests.support.batteries import migrated_sqlite
 from tests.support.clock import EPOCH, FakeClock
 from tests.support.processes import wait_for as wait_for  # re-exported to the tests
 from toolkit_batteries.core.config import Config
@@ -95,13 +96,6 @@ def seed(dsn: str, count: int, topic: str = "seeded", start: float | None = None
             "'{}'::jsonb, 'pending', 0, %s, %s, 0, '', '' FROM generate_series(1, %s) AS n",
             (topic, now, now - 1, count),
         )
-
-
-def migrated_sqlite(request, directory: Path) -> str:
-    """Return the path of a new SQLite file with every migration applied."""
-    path = directory / f"outbox_{uuid.uuid4().hex[:8]}.db"
-    shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
-    return str(path)
 
 
 @pytest.fixture

@@ -6,13 +6,11 @@ database the admin reads), so rows come from ``publish`` and the relay as in pro
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
+from tests.support.batteries import empty_sqlite, refused_without_tables
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
-from toolkit_batteries.db import MissingTablesError
 from toolkit_batteries.outbox.base import Settings
 from toolkit_batteries.outbox.models import OutboxMessage
 
@@ -66,16 +64,7 @@ def test_requeue_action_sends_dead_messages_back(admin_client, outbox):
 
 
 def test_opening_without_migrated_tables_names_migrate_and_runs_no_ddl(tmp_path):
-    path = tmp_path / "empty.db"
-    sqlite3.connect(path).close()
-    container = Container(
-        Config.load({"outbox": {"adapter": "db"}}, {"OUTBOX__DEFAULT__DSN": str(path)})
-    )
-    try:
-        with pytest.raises(MissingTablesError) as info:
-            container.outbox()
-        assert "manage.py migrate" in str(info.value) and str(path) not in str(info.value)
-    finally:
-        container.close()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    path = empty_sqlite(tmp_path, "empty.db")
+    environ = {"OUTBOX__DEFAULT__DSN": str(path)}
+    container = Container(Config.load({"outbox": {"adapter": "db"}}, environ))
+    assert str(path) not in refused_without_tables(container, "outbox", path)

@@ -7,6 +7,7 @@ back ones never, each once.
 
 from __future__ import annotations
 
+import struct
 import uuid
 
 import psycopg
@@ -18,6 +19,7 @@ from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 from toolkit_batteries.outbox import Record, decode
+from toolkit_batteries.outbox.adapters.cdc import Transaction, decode_transactions
 
 from .conftest import clear_tables
 
@@ -162,6 +164,96 @@ def test_logical_messages_with_the_prefix_become_outbox_messages(cdc, logical_po
     got: list[Record] = []
     drain(cdc, got.append)
     assert [(r.topic, decode(r.envelope()).json()) for r in got] == [("sql.event", {"a": 2})]
+
+
+def _relation(oid: int, table: str, columns: list[str]) -> bytes:
+    body = struct.pack("!i", oid) + b"public\0" + table.encode() + b"\0d"
+    body += struct.pack("!h", len(columns))
+    for column in columns:
+        body += b"\0" + column.encode() + b"\0" + struct.pack("!ii", 23, -1)
+    return b"R" + body
+
+
+def _insert(oid: int, values: list[str]) -> bytes:
+    body = b"I" + struct.pack("!i", oid) + b"N" + struct.pack("!h", len(values))
+    for value in values:
+        body += b"t" + struct.pack("!i", len(value)) + value.encode()
+    return body
+
+
+def _message(prefix: str, content: bytes, transactional: bool = False) -> bytes:
+    head = b"M" + bytes([int(transactional)]) + struct.pack("!q", 0) + prefix.encode() + b"\0"
+    return head + struct.pack("!i", len(content)) + content
+
+
+def test_the_stream_is_cut_into_transactions_each_with_its_commit_lsn():
+    begin, commit = b"B" + bytes(20), b"C" + bytes(25)
+    rows = [
+        ("0/1", begin),
+        ("0/2", _relation(42, "toolkit_outbox_message", ["id", "topic"])),
+        ("0/3", _insert(42, ["7", "a"])),
+        ("0/4", _message("toolkit_outbox", b"in-tx", transactional=True)),
+        ("0/5", _insert(42, ["8", "b"])),
+        ("0/6", commit),
+        ("0/7", _message("toolkit_outbox", b"alone")),
+        ("0/8", _message("another_prefix", b"ignored")),
+        ("0/9", begin),
+        ("0/A", commit),
+    ]
+    relations: dict = {}
+    got = decode_transactions(rows, relations, "toolkit_outbox")
+    assert got == [
+        Transaction("0/6", [7, 8], [b"in-tx"]),
+        Transaction("0/7", [], [b"alone"]),
+        Transaction("0/8", [], []),
+        Transaction("0/A", [], []),
+    ]
+    assert [t.size for t in got] == [3, 1, 0, 0]
+    assert relations == {42: ("toolkit_outbox_message", ["id", "topic"])}
+
+
+def _pending_changes(dsn: str, slot: str, publication: str) -> int:
+    """Return how many changes the slot still holds (its unconfirmed stream)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM pg_logical_slot_peek_binary_changes(%s, NULL, NULL, "
+            "'proto_version', '1', 'publication_names', %s)",
+            (slot, publication),
+        ).fetchone()[0]
+
+
+def test_a_transaction_larger_than_the_batch_is_confirmed_once_all_its_rows_went(
+    cdc, logical_postgres
+):
+    cdc.relay(lambda r: None).run_once()
+    with transaction.atomic(using=cdc.database.alias):
+        for number in range(5):
+            cdc.publish("big", {"n": number})
+    cdc.publish("small", {"n": 5})
+    got: list[Record] = []
+    relay = cdc.relay(got.append, batch_size=2)
+    assert relay.run_once().claimed == 2
+    # Part of the big transaction is still to go: the slot keeps it unconfirmed.
+    assert _pending_changes(logical_postgres, cdc.slot, cdc.publication) > 0
+    assert [relay.run_once().claimed for _ in range(3)] == [2, 2, 0]
+    assert [decode(r.envelope()).json()["n"] for r in got] == [0, 1, 2, 3, 4, 5]
+    assert _pending_changes(logical_postgres, cdc.slot, cdc.publication) == 0
+
+
+def test_logical_messages_beyond_the_batch_become_rows_once(cdc, logical_postgres):
+    cdc.relay(lambda r: None).run_once()
+    with psycopg.connect(logical_postgres) as conn:
+        for number in range(3):
+            conn.execute(
+                "SELECT pg_logical_emit_message(true, %s, %s)",
+                ("toolkit_outbox", f'{{"topic": "sql.event", "payload": {{"n": {number}}}}}'),
+            )
+        conn.commit()
+    got: list[Record] = []
+    relay = cdc.relay(got.append, batch_size=1)
+    assert [relay.run_once().claimed for _ in range(4)] == [1, 1, 1, 0]
+    assert [decode(r.envelope()).json()["n"] for r in got] == [0, 1, 2]
+    assert cdc.status().processed == 3 and cdc.status().pending == 0
 
 
 def test_cdc_refuses_a_server_without_logical_wal(postgres_dsn):

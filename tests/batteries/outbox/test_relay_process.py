@@ -86,6 +86,12 @@ def services_on(pg):
     container.close()
 
 
+def wait_pushed(pg: str, at_least: int) -> None:
+    """Wait (bounded) until the relay pushed ``at_least`` messages onto the queue table."""
+    sql = "SELECT count(*) FROM toolkit_queue_message"
+    wait_for(lambda: count(pg, sql) >= at_least, 60, f"{at_least} pushes")
+
+
 def test_sigkill_mid_batch_then_restart_delivers_each_committed_message_once(
     pg, services_on, tmp_path
 ):
@@ -108,9 +114,7 @@ def test_sigkill_mid_batch_then_restart_delivers_each_committed_message_once(
     log = tmp_path / "relay.log"
     relay = start_relay(env_for(pg), log, "--publish", PUBLISH)
     try:
-        wait_for(
-            lambda: count(pg, "SELECT count(*) FROM toolkit_queue_message") >= 70, 60, "70 pushes"
-        )
+        wait_pushed(pg, 70)
         os.killpg(relay.pid, signal.SIGKILL)
         relay.wait(30)
     finally:
@@ -166,9 +170,7 @@ def test_sigterm_finishes_the_batch_in_flight(pg, tmp_path):
     log = tmp_path / "relay.log"
     relay = start_relay(env_for(pg), log, "--publish", PUBLISH)
     try:
-        wait_for(
-            lambda: count(pg, "SELECT count(*) FROM toolkit_queue_message") >= 10, 60, "10 pushes"
-        )
+        wait_pushed(pg, 10)
         os.killpg(relay.pid, signal.SIGTERM)
         assert relay.wait(30) == 0, log.read_text()
     finally:

@@ -6,14 +6,12 @@ suite stays fast; one test runs the defaults to show they are what the spec says
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import argon2
 import pytest
 from django.contrib.auth.hashers import check_password, identify_hasher, make_password
 from django.test import override_settings
 
+from tests.support.processes import python_prints
 from toolkit_batteries import services
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.config import Config
@@ -283,5 +281,4 @@ def test_importing_the_battery_and_hashers_imports_no_argon2():
         "import toolkit_batteries.password, toolkit_batteries.password.hashers\n"
         "print('argon2' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert python_prints(code) == "False"

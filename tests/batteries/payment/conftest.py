@@ -12,7 +12,6 @@ import hashlib
 import hmac
 import json
 import secrets
-import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.batteries import migrated_sqlite
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -161,9 +161,8 @@ def make_payment(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
             clear_rows(dsn)
             cleanups.append(lambda: clear_rows(dsn))
             return {"adapter": "sqlserver", "options": {"dsn": dsn}}
-        path = tmp_path / f"pay_{uuid.uuid4().hex[:8]}.sqlite3"
-        shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
-        return {"adapter": "sqlfile", "options": {"dsn": str(path)}}
+        path = migrated_sqlite(request, tmp_path, "pay")
+        return {"adapter": "sqlfile", "options": {"dsn": path}}
 
     def make(
         variant: str,

@@ -26,7 +26,7 @@ BUSY = {
 }
 
 
-#: The ``Retry-After`` each server sends (Paddle's SDK reads only whole seconds).
+#: The ``Retry-After`` each server sends (a fractional one to Paddle: its own test below).
 WAIT = {"payment_a": "0.05", "payment_b": "1"}
 #: The machine-readable code each provider's body carries (Stripe: the error type).
 CODE = {"payment_a": "rate_limit_error", "payment_b": "too_many_requests"}
@@ -47,3 +47,24 @@ def test_a_rate_limited_call_keeps_retry_after_and_the_provider_code(make_paymen
     assert error.provider_message == "slow"
     assert "HTTP 429" in str(error) and "slow" not in str(error)
     assert KEYS[variant] not in repr(error.__dict__)
+
+
+def test_a_fractional_retry_after_from_paddle_is_a_rate_limit_not_a_bare_value_error(
+    make_payment,
+):
+    """Paddle's SDK runs ``int('0.05')`` while reading the 429 and raises ``ValueError``.
+
+    The adapter reports the answer behind it: the provider's rate limit, its code and the
+    fractional wait (the resilience policy waits at least that long).
+    """
+    opened = make_payment("payment_b")
+    for _ in range(6):
+        opened.server.failures.append((429, BUSY["payment_b"], {"Retry-After": "0.05"}))
+    with pytest.raises(PaymentProviderError) as caught:
+        opened.payment.create(1000, "usd", description="Order 4")
+    error = caught.value
+    assert error.status == 429
+    assert error.retry_after == pytest.approx(0.05)
+    assert error.provider_code == "too_many_requests"
+    assert error.provider_message == "slow"
+    assert KEYS["payment_b"] not in repr(error.__dict__)

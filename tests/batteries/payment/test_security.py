@@ -8,6 +8,8 @@ import socket
 
 import pytest
 
+from tests.support.batteries import empty_sqlite, refused_without_tables
+from tests.support.leaks import config_show
 from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -194,7 +196,7 @@ def test_checks():
 
 
 def test_config_show_never_prints_keys_or_webhook_secrets(tmp_path):
-    from tests.cli.conftest import base_env, run_toolkit
+    from tests.cli.conftest import base_env
 
     env = base_env(
         PAYMENT__DEFAULT__ADAPTER="payment_a",
@@ -204,10 +206,7 @@ def test_config_show_never_prints_keys_or_webhook_secrets(tmp_path):
         PAYMENT__EU__API_KEY=KEYS["payment_b"],
         PAYMENT__EU__WEBHOOK_SECRET=WEBHOOK_SECRETS["payment_b"],
     )
-    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
-    assert text.returncode == 0, text
-    js = run_toolkit("config", "show", "--json", "--service", "payment", cwd=tmp_path, env=env)
-    options = js.json["data"]["payment"]["default"]["options"]
+    text, js, options = config_show("payment", env, tmp_path)
     assert options["secret_key"] == "[redacted]" and options["webhook_secret"] == "[redacted]"
     assert js.json["data"]["payment"]["eu"]["options"]["api_key"] == "[redacted]"
     for output in (text.stdout, text.stderr, js.stdout, js.stderr):
@@ -216,17 +215,5 @@ def test_config_show_never_prints_keys_or_webhook_secrets(tmp_path):
 
 
 def test_the_open_runs_no_ddl_and_names_migrate(tmp_path):
-    import sqlite3
-
-    from toolkit_batteries.db import MissingTablesError
-
-    path = tmp_path / "empty.sqlite3"
-    sqlite3.connect(path).close()
-    container = _open("stub", {}, str(path))
-    try:
-        with pytest.raises(MissingTablesError, match=r"manage\.py migrate"):
-            container.payment()
-    finally:
-        container.close()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    path = empty_sqlite(tmp_path)
+    refused_without_tables(_open("stub", {}, str(path)), "payment", path)

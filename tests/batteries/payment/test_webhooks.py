@@ -16,9 +16,9 @@ from toolkit_batteries.payment import (
     WebhookSignatureError,
 )
 from toolkit_batteries.payment.views import (
-    PaymentAWebhookView,
-    PaymentBWebhookView,
+    PaddlePaymentWebhookView,
     PaymentWebhookView,
+    StripePaymentWebhookView,
     StubWebhookView,
 )
 
@@ -164,8 +164,8 @@ def test_stub_auto_approve(make_payment):
 
 VIEWS = {
     "stub": StubWebhookView,
-    "payment_a": PaymentAWebhookView,
-    "payment_b": PaymentBWebhookView,
+    "payment_a": StripePaymentWebhookView,
+    "payment_b": PaddlePaymentWebhookView,
 }
 _current: dict = {}
 
@@ -226,7 +226,7 @@ def test_view_answers_200_400_413(hook_client, variant, caplog, monkeypatch):
 
 def test_view_bound_to_another_adapter_refuses(make_payment):
     opened = make_payment("stub")
-    view = PaymentAWebhookView(service=opened.payment)
+    view = StripePaymentWebhookView(service=opened.payment)
     with pytest.raises(Exception, match="payment_a adapter"):
         view.get_service()
     assert PaymentWebhookView(service=opened.payment).get_service() is opened.payment
@@ -240,7 +240,7 @@ def test_view_bounds_the_bytes_read_when_content_length_is_absent(make_payment):
     from django.test import RequestFactory
 
     opened = make_payment("payment_a")
-    view = PaymentAWebhookView.as_view(service=opened.payment)
+    view = StripePaymentWebhookView.as_view(service=opened.payment)
     request = RequestFactory().post(
         "/hooks/payment", b"x" * (2 * 1024 * 1024), content_type="application/json"
     )
@@ -249,3 +249,15 @@ def test_view_bounds_the_bytes_read_when_content_length_is_absent(make_payment):
     assert response.status_code == 413
     # At most max_webhook_bytes + 1 bytes were taken from the stream.
     assert len(request._stream.read()) == 2 * 1024 * 1024 - (1024 * 1024 + 1)
+
+
+def test_the_neutral_view_names_are_the_provider_views():
+    """URL configurations written with the spec's names keep routing to the same views."""
+    from toolkit_batteries.payment.views import PaymentAWebhookView, PaymentBWebhookView
+
+    assert PaymentAWebhookView is StripePaymentWebhookView
+    assert PaymentBWebhookView is PaddlePaymentWebhookView
+    assert (StripePaymentWebhookView.adapter, PaddlePaymentWebhookView.adapter) == (
+        "payment_a",
+        "payment_b",
+    )

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.permission.checks import battery_checks
 
 from .conftest import MODEL, POLICY, RULES
 
 
 def ids(block, environ=None):
-    found = battery_checks(Config.load({"permission": block}, environ or {}))
+    found = service_checks("permission", Config.load({"permission": block}, environ or {}))
     return [message.id for message in found], found
 
 
@@ -77,5 +77,5 @@ def test_a_resource_roles_path_that_imports_nothing_is_e005():
         },
         {},
     )
-    found = [m for m in battery_checks(config) if m.id == "toolkit_permission.E005"]
+    found = [m for m in service_checks("permission", config) if m.id == "toolkit_permission.E005"]
     assert len(found) == 1 and "no.such" not in found[0].msg

@@ -10,7 +10,6 @@ moving time, not by sleeping; the adapters compute every deadline from ``queue.c
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -23,9 +22,9 @@ import pytest
 
 from tests.batteries.queue.sqs_server import sqs_block
 from tests.batteries.queue.sqs_server import sqs_server as sqs_server  # the sqs fixture
+from tests.support.batteries import migrated_sqlite
 from tests.support.clock import EPOCH, FakeClock
 from tests.support.processes import wait_for as wait_for  # re-exported to the tests
-from tests.support.redis_server import PrivateRedis
 from tests.support.redis_server import drop_redis_prefix as drop_redis_prefix  # re-exported
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -58,13 +57,6 @@ def clear_queue_tables(dsn: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("DELETE FROM toolkit_queue_message")
         conn.execute("DELETE FROM toolkit_queue_dead_letter")
-
-
-def migrated_sqlite(request, directory: Path) -> str:
-    """Return the path of a new SQLite file with every migration applied."""
-    path = directory / f"{unique('queue')}.db"
-    shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
-    return str(path)
 
 
 @pytest.fixture
@@ -119,17 +111,6 @@ def opened(request, make_queue) -> Opened:
 
 
 # ---------------------------------------------------------------------- processes
-
-
-@pytest.fixture
-def private_redis() -> Iterator[PrivateRedis]:
-    """Start a private redis-server; kill it at the end of the test."""
-    server = PrivateRedis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def worker_env(**variables: str) -> dict[str, str]:

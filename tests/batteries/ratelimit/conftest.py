@@ -8,7 +8,7 @@ server's ``TIME``. Each kvserver test has its own key prefix and deletes its key
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -18,8 +18,6 @@ from tests.support.logs import route_to_caplog
 from toolkit_batteries.ratelimit.adapters.kvserver import KVServerRateLimiter
 from toolkit_batteries.ratelimit.adapters.memory import MemoryRateLimiter
 from toolkit_batteries.ratelimit.base import Limits, RateLimiter
-
-from .private_redis import PrivateRedis
 
 ADAPTERS = ("memory", "kvserver")
 
@@ -58,14 +56,6 @@ def make_limiter(request, clock: FakeClock) -> MakeLimiter:
         return KVServerRateLimiter(client, Limits(**limits), prefix=key_prefix, clock=clock)
 
     return make_kv
-
-
-@pytest.fixture
-def private_redis() -> Iterator[PrivateRedis]:
-    server = PrivateRedis()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
 from tests.ports import free_port
+from tests.support.checks import battery_messages
 from toolkit_batteries.ratelimit.decorators import ratelimit
 from toolkit_batteries.ratelimit.middleware import RateLimitMiddleware
 
@@ -197,10 +198,7 @@ def test_middleware_rejects_bad_rules(rules, message):
 
 
 def ratelimit_messages() -> list[checks.CheckMessage]:
-    from django.apps import apps
-
-    app = apps.get_app_config("toolkit_ratelimit")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_ratelimit")]
+    return battery_messages("toolkit_ratelimit")
 
 
 @pytest.mark.parametrize(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
 from django.test import override_settings
 
+from tests.support.checks import battery_messages
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
@@ -15,10 +15,7 @@ from toolkit_batteries.resilience.adapters.memory import MemoryPolicy
 
 
 def resilience_messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_resilience")
-    return [
-        m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_resilience")
-    ]
+    return battery_messages("toolkit_resilience")
 
 
 @pytest.mark.parametrize(

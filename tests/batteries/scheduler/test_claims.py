@@ -58,13 +58,6 @@ def ping() -> Any:
 
 
 @pytest.fixture
-def raw(redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def prefix(raw: redis.Redis) -> Iterator[str]:
     value = unique("t-") + ":"
     yield value

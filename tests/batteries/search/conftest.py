@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import serving
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -38,11 +39,7 @@ class Opened:
 
 @pytest.fixture
 def engine() -> Iterator[EngineServer]:
-    server = EngineServer(API_KEY).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serving(EngineServer(API_KEY))
 
 
 def search_block(variant: str, request: pytest.FixtureRequest, **options: Any) -> dict:
@@ -76,10 +73,15 @@ def close_variant(opened: Opened) -> None:
         opened.container.close()
 
 
-@pytest.fixture(params=VARIANTS)
-def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
+def opened_variant(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    """Open ``request.param``'s variant for one test and close it after (``yield from``)."""
     handle = open_variant(request.param, request)
     try:
         yield handle
     finally:
         close_variant(handle)
+
+
+@pytest.fixture(params=VARIANTS)
+def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    yield from opened_variant(request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.batteries import assert_opened_as
 from toolkit_batteries.core.errors import ServiceUnavailableError, ToolkitError
 from toolkit_batteries.search import (
     Document,
@@ -39,9 +40,10 @@ class TestSearchContract:
     """The same calls, the same answers, on every adapter."""
 
     def test_identity(self, opened):
-        assert isinstance(opened.search, Search)
-        assert opened.search.adapter_name == opened.variant.split("-")[0]
-        assert opened.container.search(opened.instance) is opened.search
+        adapter = opened.variant.split("-")[0]
+        assert_opened_as(
+            opened.search, Search, adapter, opened.container, "search", opened.instance
+        )
 
     def test_ping_answers_and_a_closed_service_refuses(self, opened):
         opened.search.ping()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -10,6 +11,8 @@ from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.db import MissingTablesError
+from toolkit_batteries.search.adapters.db import search_sql
+from toolkit_batteries.search.query import parse_query
 
 from .conftest import close_variant, open_variant
 
@@ -91,6 +94,62 @@ def test_postgres_uses_the_gin_index(request):
                 )
             )
         assert "toolkit_search_document_vector_gin" in plan
+    finally:
+        close_variant(opened)
+
+
+def _highlighted_page(opened, words: str) -> tuple[str, list]:
+    """Index 30 documents; return the adapter's statement for a highlighted first page."""
+    opened.search.bulk_index(
+        "plan", [(str(i), {"body": f"alpha beta {i} gamma delta"}) for i in range(30)]
+    )
+    search = opened.search
+    return search_sql(
+        search.dialect, search.instance, "plan", parse_query(words), {}, 11, None, True
+    )
+
+
+def test_sqlite_highlights_each_page_row_once(request):
+    # The snippet slice reads the highlighted text five times; were the subquery
+    # flattened, SQLite would run the highlight subquery (an FTS MATCH) five times a row.
+    opened = open_variant("db-sqlite", request)
+    try:
+        sql, params = _highlighted_page(opened, "alpha beta")
+        plan = [
+            row[-1] for row in opened.search.database.fetch_all("EXPLAIN QUERY PLAN " + sql, params)
+        ]
+        assert sum("CORRELATED SCALAR SUBQUERY" in step for step in plan) == 1
+        hits = opened.search.query("plan", "alpha beta", limit=10).hits
+        assert len(hits) == 10 and all("<mark>alpha</mark>" in hit.snippet for hit in hits)
+    finally:
+        close_variant(opened)
+
+
+def test_postgres_runs_ts_headline_once_per_page_row(request):
+    # ts_headline is computed by a plan node of its own, once per row of the page, not
+    # substituted into each of the five places the snippet slice reads it.
+    opened = open_variant("db-postgres", request)
+    try:
+        sql, params = _highlighted_page(opened, "alpha beta")
+        (plan,) = opened.search.database.fetch_one(
+            "EXPLAIN (VERBOSE, ANALYZE, FORMAT JSON) " + sql, params
+        )
+        plan = json.loads(plan) if isinstance(plan, str) else plan
+
+        def nodes(node: dict):
+            yield node
+            for child in node.get("Plans", []):
+                yield from nodes(child)
+
+        computing = [
+            node
+            for node in nodes(plan[0]["Plan"])
+            if any(item.startswith("ts_headline(") for item in node.get("Output", []))
+        ]
+        assert len(computing) == 1
+        assert computing[0]["Actual Loops"] * computing[0]["Actual Rows"] == 11
+        hits = opened.search.query("plan", "alpha beta", limit=10).hits
+        assert len(hits) == 10 and all("<mark>alpha</mark>" in hit.snippet for hit in hits)
     finally:
         close_variant(opened)
 

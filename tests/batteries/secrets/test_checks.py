@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 from django.core import checks
-from django.test import override_settings
 
-from toolkit_batteries.secrets.apps import SecretsConfig
+from tests.support.checks import assert_checks, battery_messages
 
 SECRET = "hunter2-secret-token"
 STORE = {"adapter": "secretstore", "options": {"addr": "https://secrets.example.com"}}
 
 
 def secrets_messages() -> list[checks.CheckMessage]:
-    app = apps.get_app_config("toolkit_secrets")
-    return [m for m in checks.run_checks(app_configs=[app]) if m.id.startswith("toolkit_secrets.")]
+    return battery_messages("toolkit_secrets")
 
 
 def store(**options: object) -> dict:
     return {"adapter": "vault", "options": {**STORE["options"], "token": SECRET, **options}}
-
-
-def test_the_app_is_installed_under_its_label() -> None:
-    app = apps.get_app_config("toolkit_secrets")
-    assert isinstance(app, SecretsConfig)
-    assert (app.name, app.service) == ("toolkit_batteries.secrets", "secrets")
 
 
 @pytest.mark.parametrize(
@@ -53,7 +44,4 @@ def test_the_app_is_installed_under_its_label() -> None:
     ],
 )
 def test_checks(block: dict, expected: list[str]) -> None:
-    with override_settings(TOOLKIT={"secrets": block}):
-        messages = secrets_messages()
-    assert [m.id for m in messages] == expected
-    assert all(SECRET not in str(m) for m in messages)
+    assert_checks("secrets", block, expected, secret=SECRET)

@@ -13,7 +13,7 @@ import logging
 import time
 
 from tests.cli.conftest import base_env, run_toolkit
-from tests.support.leaks import assert_never_shown, error_texts, log_texts
+from tests.support.leaks import assert_never_shown, config_show, error_texts, log_texts
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -116,11 +116,8 @@ def test_config_show_never_prints_the_token_or_an_env_secret(tmp_path):
         SECRETS__DEFAULT__MOUNT="kv",
         TOOLKIT_DB_PASSWORD=ENV_VALUE,
     )
-    text = run_toolkit("config", "show", cwd=tmp_path, env=env)
-    assert text.returncode == 0, text
+    text, js, options = config_show("secrets", env, tmp_path)
     assert "secrets (vault)  [SECRETS__DEFAULT__ADAPTER]" in text.stdout.splitlines()
-    js = run_toolkit("config", "show", "--json", "--service", "secrets", cwd=tmp_path, env=env)
-    options = js.json["data"]["secrets"]["default"]["options"]
     assert options["token"] == "[redacted]" and options["mount"] == "kv"
     raw = run_toolkit(
         "config", "show", "--service", "secrets", "--format", "json", cwd=tmp_path, env=env

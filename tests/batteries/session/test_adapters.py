@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import socket
 import sqlite3
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
@@ -14,6 +12,7 @@ from django.db import connections, transaction
 from django.test import override_settings
 
 from tests.support.clock import EPOCH, FakeClock
+from tests.support.processes import python_prints
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -271,5 +270,4 @@ def test_importing_the_battery_imports_no_driver():
         "import sys, toolkit_batteries.session, toolkit_batteries.session.options\n"
         "print(','.join(m for m in ('redis', 'psycopg') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    assert python_prints(code) == ""

@@ -10,7 +10,6 @@ each test.
 from __future__ import annotations
 
 import contextlib
-import threading
 import urllib.error
 import urllib.request
 import uuid
@@ -22,6 +21,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import pytest
 
 from tests.ports import free_port
+from tests.support.processes import serve_in_thread
 
 VARIANTS = ("local", "objstore", "objstore_b")
 ACCESS_KEY = "AKIATESTSTORAGE0001"
@@ -67,13 +67,7 @@ def storage_server() -> Iterator[str]:
     server = make_server(
         "127.0.0.1", free_port(), WSGIHandler(), server_class=Threading, handler_class=_Quiet
     )
-    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield from serve_in_thread(server)
 
 
 @pytest.fixture

@@ -79,16 +79,21 @@ def test_manual_pushes_nothing_until_asked(request, tmp_path, moto_endpoint):
     container.close()
 
 
-def test_sync_fail_warn_logs_and_opens(request, tmp_path, caplog):
-    block = storage_block(
-        "objstore",
+def unpushable_block(variant: str, request, tmp_path, sync_fail: str) -> dict:
+    """Return a block whose policy names a bucket that does not exist (the push fails)."""
+    return storage_block(
+        variant,
         request=request,
         tmp_path=tmp_path,
         instance=unique(),
         policy=public_read("missing-" + unique()),
         policy_sync="auto",
-        sync_fail="warn",
+        sync_fail=sync_fail,
     )
+
+
+def test_sync_fail_warn_logs_and_opens(request, tmp_path, caplog):
+    block = unpushable_block("objstore", request, tmp_path, sync_fail="warn")
     with caplog.at_level(logging.WARNING, logger="toolkit.storage"):
         container, storage = open_storage(block, unique())
     assert storage is not None
@@ -98,15 +103,7 @@ def test_sync_fail_warn_logs_and_opens(request, tmp_path, caplog):
 
 @pytest.mark.parametrize("variant", ["objstore", "objstore_b"])
 def test_sync_fail_require_fails_the_open(request, tmp_path, variant):
-    block = storage_block(
-        variant,
-        request=request,
-        tmp_path=tmp_path,
-        instance=unique(),
-        policy=public_read("missing-" + unique()),
-        policy_sync="auto",
-        sync_fail="require",
-    )
+    block = unpushable_block(variant, request, tmp_path, sync_fail="require")
     with pytest.raises(PolicySyncError):
         open_storage(block, unique())
 

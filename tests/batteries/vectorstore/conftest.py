@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.batteries import db_block
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
@@ -39,16 +40,8 @@ class Opened:
 def store_block(variant: str, request: pytest.FixtureRequest, **options: Any) -> dict:
     """Return the envelope selecting ``variant``."""
     options.setdefault("dimension", DIMENSION)
-    if variant == "db-sqlite":
-        return {
-            "adapter": "db",
-            "options": {"dsn": request.getfixturevalue("sqlite_dsn"), **options},
-        }
-    if variant == "db-postgres":
-        return {
-            "adapter": "db",
-            "options": {"dsn": request.getfixturevalue("postgres_dsn"), **options},
-        }
+    if variant in ("db-sqlite", "db-postgres"):
+        return db_block(request, variant, **options)
     return {"adapter": "vecengine", "options": options}
 
 

@@ -16,9 +16,9 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from django.db import transaction
 
+from tests.support.batteries import empty_sqlite, refused_without_tables
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
-from toolkit_batteries.db import MissingTablesError
 from toolkit_batteries.vectorstore.adapters.db import TABLE, DBVectorStore
 
 from ..cache.helpers import unique
@@ -147,18 +147,9 @@ def test_the_python_scan_gives_the_sqlite_vec_answer(sqlite_dsn):
 
 
 def test_opening_an_unmigrated_database_runs_no_ddl(tmp_path):
-    path = tmp_path / "empty.db"
-    sqlite3.connect(path).close()
-    container = Container(
-        Config.load({"vectorstore": {"adapter": "db", "options": {"dsn": str(path)}}}, {})
-    )
-    try:
-        with pytest.raises(MissingTablesError, match=r"manage\.py migrate"):
-            container.vectorstore()
-    finally:
-        container.close()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    path = empty_sqlite(tmp_path, "empty.db")
+    block = {"adapter": "db", "options": {"dsn": str(path)}}
+    refused_without_tables(Container(Config.load({"vectorstore": block}, {})), "vectorstore", path)
 
 
 @pytest.fixture

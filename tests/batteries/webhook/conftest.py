@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import http.server
-import shutil
 import threading
 import time
 import uuid
@@ -29,6 +28,7 @@ from typing import Any
 import pytest
 
 from tests.ports import free_port
+from tests.support.batteries import migrated_sqlite
 from tests.support.redis_server import drop_redis_prefix
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
@@ -151,9 +151,7 @@ def make_hook(request, tmp_path: Path) -> Iterator[Callable[..., Opened]]:
     opened: list[Opened] = []
 
     def sqlite_path() -> str:
-        path = tmp_path / f"wh_{uuid.uuid4().hex[:8]}.sqlite3"
-        shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
-        return str(path)
+        return migrated_sqlite(request, tmp_path, "wh")
 
     def postgres() -> str:
         dsn = request.getfixturevalue("postgres_dsn")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http.server
-import sqlite3
 import threading
 import time
 from datetime import UTC, datetime
@@ -11,11 +10,11 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.ports import free_port
+from tests.support.batteries import empty_sqlite, refused_without_tables
 from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
-from toolkit_batteries.db import MissingTablesError
 from toolkit_batteries.webhook import TargetRefusedError
 from toolkit_batteries.webhook.models import WebhookDelivery
 
@@ -47,18 +46,9 @@ def test_a_negative_option_fails_the_open_naming_the_field(sqlite_dsn):
 
 
 def test_opening_without_the_table_names_migrate(tmp_path):
-    path = tmp_path / "empty.sqlite3"
-    sqlite3.connect(path).close()
-    container = Container(
-        Config.load({"db": {"adapter": "sqlfile", "options": {"dsn": str(path)}}}, {})
-    )
-    try:
-        with pytest.raises(MissingTablesError, match=r"manage\.py migrate"):
-            container.webhook()
-    finally:
-        container.close()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    path = empty_sqlite(tmp_path)
+    block = {"adapter": "sqlfile", "options": {"dsn": str(path)}}
+    refused_without_tables(Container(Config.load({"db": block}, {})), "webhook", path)
 
 
 def test_checks():

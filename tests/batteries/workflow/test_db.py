@@ -33,6 +33,14 @@ def db_opened(request):
     container.close()
 
 
+def write_effect(ctx: StepContext) -> None:
+    """Write one row in the step's own transaction (``ctx.using``), as a real step would."""
+    with connections[ctx.using].cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO wf_unit_effects (run_id, step) VALUES (%s, %s)", [ctx.run_id, ctx.step]
+        )
+
+
 def effect_rows(workflow, run_id: str) -> list[str]:
     rows = workflow.database.fetch_all(
         "SELECT step FROM wf_unit_effects WHERE run_id = %s ORDER BY step", (run_id,)
@@ -44,10 +52,7 @@ def test_a_step_that_lost_its_lease_rolls_back_its_writes(db_opened):
     workflow, _, _ = db_opened
 
     def write(ctx: StepContext):
-        with connections[ctx.using].cursor() as cursor:
-            cursor.execute(
-                "INSERT INTO wf_unit_effects (run_id, step) VALUES (%s, %s)", [ctx.run_id, ctx.step]
-            )
+        write_effect(ctx)
         # Meanwhile our lease expired and another worker took the run over.
         workflow._update(ctx.run_id, {"lease_owner": "someone-else"})
         return "written"
@@ -66,10 +71,7 @@ def test_step_writes_commit_with_the_record(db_opened):
     workflow, _, _ = db_opened
 
     def write(ctx: StepContext):
-        with connections[ctx.using].cursor() as cursor:
-            cursor.execute(
-                "INSERT INTO wf_unit_effects (run_id, step) VALUES (%s, %s)", [ctx.run_id, ctx.step]
-            )
+        write_effect(ctx)
         if ctx.step == "b" and ctx.attempt == 1:
             raise RuntimeError("after the write")
         return ctx.step

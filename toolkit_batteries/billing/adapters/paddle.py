@@ -255,7 +255,12 @@ class PaddleBilling(ProviderBilling):
                 response = self._client.post_raw(path, payload)
             return response.json().get("data")
         except _FAILURES as exc:
-            self._failed(operation, exc, code=getattr(exc, "error_code", ""), found=found)
+            # The SDK may break reading an error (``int("0.05")`` for a fractional
+            # Retry-After): the code is then read from the answer behind it.
+            code = getattr(exc, "error_code", "") or (
+                (provider.error_body(exc).get("error") or {}).get("code", "")
+            )
+            self._failed(operation, exc, code=code, found=found)
 
 
 def _segment(value: str) -> str:

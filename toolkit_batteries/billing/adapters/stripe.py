@@ -238,4 +238,7 @@ class StripeBilling(ProviderBilling):
             # StripeObject is not a dict in this SDK: work on plain data.
             return answer.to_dict() if hasattr(answer, "to_dict") else answer
         except (stripe.StripeError, OutboundBlockedError) as exc:
-            self._failed(operation, exc, code=getattr(exc, "code", ""), found=ident is not None)
+            # The SDK leaves ``code`` empty on some classes (RateLimitError): the error
+            # object parsed from the body still has it.
+            code = getattr(exc, "code", "") or getattr(getattr(exc, "error", None), "code", "")
+            self._failed(operation, exc, code=code, found=ident is not None)

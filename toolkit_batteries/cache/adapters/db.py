@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.tracing import traced
 
-from ..base import DEFAULT_TIMEOUT, Cache, decode_options
+from ..base import DEFAULT_TIMEOUT, REMOTE_OPERATIONS, Cache, decode_options
 from ..serializers import REFUSED, serializer_for
 
 if TYPE_CHECKING:
@@ -66,19 +66,7 @@ def _chunks(items: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
         yield items[start : start + size]
 
 
-@traced(
-    "get",
-    "get_many",
-    "has_key",
-    "set",
-    "add",
-    "set_many",
-    "touch",
-    "incr",
-    "delete",
-    "delete_many",
-    "clear",
-)
+@traced(*REMOTE_OPERATIONS)
 class DBCache(Cache):
     """A cache stored in the ``toolkit_cache_entry`` table, one namespace per cache."""
 
@@ -202,14 +190,21 @@ class DBCache(Cache):
 
     # ------------------------------------------------------------------ writes
 
+    def _write(
+        self, key: str, value: Any, timeout: Any, version: int | None
+    ) -> tuple[str, Any, Database, float, float | None]:
+        """Return what ``set`` and ``add`` both start from: the checked key, the encoded
+        value, the database, now, and the expiry time (``None``: never)."""
+        key = self.make_and_validate_key(key, version)
+        payload = self._serializer.dumps(value)
+        database, now = self._db(), self.clock()
+        return key, payload, database, now, self._expires_at(timeout, now)
+
     def set(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
     ) -> None:
         """Store ``value`` under ``key`` for ``timeout`` seconds (one upsert)."""
-        key = self.make_and_validate_key(key, version)
-        payload = self._serializer.dumps(value)
-        database, now = self._db(), self.clock()
-        expires = self._expires_at(timeout, now)
+        key, payload, database, now, expires = self._write(key, value, timeout, version)
         with database.unavailable(self.service_name, self.instance):
             if expires is not None and expires <= now:
                 database.execute(_SQL_DELETE, (self.instance, key))
@@ -221,10 +216,7 @@ class DBCache(Cache):
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
     ) -> bool:
         """Store ``value`` only if ``key`` holds no live value; tell whether it did."""
-        key = self.make_and_validate_key(key, version)
-        payload = self._serializer.dumps(value)
-        database, now = self._db(), self.clock()
-        expires = self._expires_at(timeout, now)
+        key, payload, database, now, expires = self._write(key, value, timeout, version)
         with database.unavailable(self.service_name, self.instance):
             if expires is not None and expires <= now:
                 # Stored and expired at once, as Django does: report whether it was free.

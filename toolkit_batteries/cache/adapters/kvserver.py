@@ -50,7 +50,7 @@ from django.core.cache.backends.base import BaseCache
 from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.core.transport import kv_unreachable
 
-from ..base import DEFAULT_TIMEOUT, Cache, decode_options
+from ..base import DEFAULT_TIMEOUT, REMOTE_OPERATIONS, Cache, decode_options
 from ..serializers import REFUSED, serializer_for
 
 __all__ = ["MAX_WATCH_ATTEMPTS", "KVServerCache", "glob_escape", "release_leases"]
@@ -133,19 +133,7 @@ def release_leases() -> None:
         cache._lease()
 
 
-@traced(
-    "get",
-    "get_many",
-    "has_key",
-    "set",
-    "add",
-    "set_many",
-    "touch",
-    "incr",
-    "delete",
-    "delete_many",
-    "clear",
-)
+@traced(*REMOTE_OPERATIONS)
 class KVServerCache(Cache, RedisCache):
     """django-redis's ``RedisCache`` with the toolkit's namespace, serializers and TLS rules."""
 

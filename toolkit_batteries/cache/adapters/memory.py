@@ -160,16 +160,23 @@ class MemoryCache(Cache):
 
     # ------------------------------------------------------------------ writes
 
-    def set(
-        self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
-    ) -> None:
-        """Store ``value`` under ``key`` for ``timeout`` seconds."""
+    def _write(
+        self, key: str, value: Any, timeout: Any, version: int | None
+    ) -> tuple[str, Any, bool, float | None]:
+        """Return what ``set`` and ``add`` both start from: the checked key, the stored
+        form (plain values as they are, others pickled), and the lifetime in seconds."""
         key = self.make_and_validate_key(key, version)
         if type(value) in _PLAIN:
             payload, pickled = value, False
         else:
             payload, pickled = _dumps(value, _PROTOCOL), True
-        lifetime = self.expiry_seconds(timeout)
+        return key, payload, pickled, self.expiry_seconds(timeout)
+
+    def set(
+        self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> None:
+        """Store ``value`` under ``key`` for ``timeout`` seconds."""
+        key, payload, pickled, lifetime = self._write(key, value, timeout, version)
         with self._lock:
             now = self._store.clock()
             if lifetime is not None and lifetime <= 0:
@@ -181,12 +188,7 @@ class MemoryCache(Cache):
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
     ) -> bool:
         """Store ``value`` only if ``key`` holds no live value; tell whether it did."""
-        key = self.make_and_validate_key(key, version)
-        if type(value) in _PLAIN:
-            payload, pickled = value, False
-        else:
-            payload, pickled = _dumps(value, _PROTOCOL), True
-        lifetime = self.expiry_seconds(timeout)
+        key, payload, pickled, lifetime = self._write(key, value, timeout, version)
         with self._lock:
             now = self._store.clock()
             entry = self._data.get(key)

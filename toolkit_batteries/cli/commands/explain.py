@@ -202,7 +202,78 @@ def describe(schema: Any, module: Any, service: Any, rpc: Any) -> dict[str, Any]
         "params": params,
         "returns": {"type": returns, "kind": kind, "paginated": rpc.paginated},
         "runs": _runs(schema, module, service, rpc),
+        "ids": _ids(schema, module, service, rpc),
     }
+
+
+def _ids(schema: Any, module: Any, service: Any, rpc: Any) -> list[dict[str, Any]]:
+    """Say what each relation id parameter (and the owner field) of the rpc must satisfy.
+
+    A ``belongs_to`` column (``team_id``) and a ``many_to_many`` id list (``tags``) must
+    name rows that exist and that the caller may read (the target's ``GET`` check), else
+    400; a CRUD default checks it, a handler calls ``crud.check_references``. The owner
+    field (the entity's read check's ``owner_field``) must be the caller's own id.
+    """
+    from toolkit_codegen.backends._django_common import RpcRef
+    from toolkit_codegen.backends._relations import read_check
+    from toolkit_codegen.backends.crud import crud_of
+
+    crud = crud_of(schema, RpcRef(module, service, rpc)) if rpc.http is not None else None
+    entity = crud.entity if crud is not None else schema.entity(rpc.returns.name)
+    if entity is None:
+        return []
+    by_crud = crud is not None and crud.kind in ("create", "update")
+    names = {p.name: p for p in rpc.params}
+    found: list[dict[str, Any]] = []
+    for rel in entity.relations:
+        param = names.get(rel.foreign_key if rel.kind == "belongs_to" else rel.name)
+        if rel.kind not in ("belongs_to", "many_to_many") or param is None:
+            continue
+        if rel.kind == "many_to_many" and not param.type.is_list:
+            continue
+        check = read_check(schema, rel.target)
+        found.append(
+            {
+                "param": param.name,
+                "kind": rel.kind,
+                "target": rel.target,
+                "read": _check_facts(check),
+                "checked_by": "crud" if by_crud else "handler",
+            }
+        )
+    own = read_check(schema, entity.name)
+    if own is not None and own.owner_field and own.owner_field in names:
+        found.append(
+            {
+                "param": own.owner_field,
+                "kind": "owner",
+                "target": entity.name,
+                "read": _check_facts(own),
+                "checked_by": "crud" if by_crud else "handler",
+            }
+        )
+    return found
+
+
+def _check_facts(check: Any) -> dict[str, str] | None:
+    if check is None:
+        return None
+    return {"action": check.action or "", "owner_field": check.owner_field or ""}
+
+
+def _ids_text(fact: dict[str, Any]) -> str:
+    read = fact["read"]
+    helper = "crud.check_owner" if fact["kind"] == "owner" else "crud.check_references"
+    who = "the CRUD default checks it" if fact["checked_by"] == "crud" else f"handler: {helper}"
+    if fact["kind"] == "owner":
+        return f"the caller's own id ({fact['target']}'s read check compares it); else 400 ({who})"
+    many = fact["kind"] == "many_to_many"
+    rule = f"ids of existing {fact['target']} rows" if many else f"an existing {fact['target']}"
+    if read is not None:
+        owner = f", owner in {read['owner_field']}" if read["owner_field"] else ""
+        rule += f' the caller may read (check "{read["action"]}"{owner})'
+    rule += f"; else 400, as an unknown id ({who})"
+    return rule + ("; answers list only readable ids" if many else "")
 
 
 def _runs(schema: Any, module: Any, service: Any, rpc: Any) -> dict[str, Any]:
@@ -266,6 +337,12 @@ def render(facts: dict[str, Any]) -> list[str]:
             lines.append(f"    {(p['name'] + ':').ljust(width)} {p['type']} ({p['in']}){extra}")
     else:
         lines.append("  params:     none")
+    ids = facts.get("ids") or []
+    if ids:
+        lines.append("  ids:")
+        width = max(len(f["param"]) for f in ids) + 1
+        for fact in ids:
+            lines.append(f"    {(fact['param'] + ':').ljust(width)} {_ids_text(fact)}")
     returns = facts["returns"]
     page = " (a page of them)" if returns["paginated"] else ""
     lines.append(f"  returns:    {returns['type']} ({returns['kind']}){page}")

@@ -52,7 +52,7 @@ def run(args: Namespace, out: Output) -> Result:
     from ..paths import check_name
     from ..project import require_project
     from ..scaffold.names import check_package
-    from ..scaffold.render import check_target, copy_tree, list_files, render_project
+    from ..scaffold.render import check_target, deliver, list_files, render_project
     from ..scaffold.schema_edit import ROOT_MODULE_NAMES, check_module_name
 
     module = check_name(args.module, "module name")
@@ -108,16 +108,9 @@ def run(args: Namespace, out: Output) -> Result:
             f"{len(files)} schema file(s), entities: {', '.join(entities) or 'none'}, "
             f"services: {', '.join(services) or 'none'}"
         )
-        if args.dry_run:
-            out.line(f"dry run: would create {summary}")
-            for rel in written:
-                out.line(f"  would write {rel}")
-            return Result(data=data)
-        target.mkdir(parents=True, exist_ok=True)
-        copy_tree(staging, target)
-    out.line(f"created {summary}")
-    for rel in written:
-        out.line(f"  {rel}")
+        deliver(staging, target, written, summary, out, dry_run=args.dry_run)
+    if args.dry_run:
+        return Result(data=data)
     out.line("next steps:")
     out.line(f"  cd {shown}")
     out.line("  toolkit db migrate")

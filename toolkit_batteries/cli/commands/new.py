@@ -65,7 +65,7 @@ def run(args: Namespace, out: Output) -> Result:
     import tempfile
 
     from ..scaffold.names import check_package
-    from ..scaffold.render import check_target, copy_tree, list_files, render_project
+    from ..scaffold.render import check_target, deliver, list_files, render_project
 
     package = check_package(args.name)
     target = Path(args.dir) if args.dir else Path(args.name)
@@ -91,16 +91,9 @@ def run(args: Namespace, out: Output) -> Result:
             "batteries": batteries,
             "dryRun": args.dry_run,
         }
-        if args.dry_run:
-            out.line(f"dry run: would create {summary}")
-            for rel in files:
-                out.line(f"  would write {rel}")
-            return Result(data=data)
-        target.mkdir(parents=True, exist_ok=True)
-        copy_tree(staging, target)
-    out.line(f"created {summary}")
-    for rel in files:
-        out.line(f"  {rel}")
+        deliver(staging, target, files, summary, out, dry_run=args.dry_run)
+    if args.dry_run:
+        return Result(data=data)
     out.line("next steps:")
     # A project is production unless told otherwise, and production settings refuse to load
     # without DJANGO_SECRET_KEY: the first steps on a laptop are development.

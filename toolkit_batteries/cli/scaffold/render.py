@@ -14,12 +14,13 @@ from pathlib import Path
 
 from toolkit_batteries.core.files import atomic_write
 
-from ..output import CliError
+from ..output import CliError, Output
 
 __all__ = [
     "EXTENSIONS",
     "check_target",
     "copy_tree",
+    "deliver",
     "list_files",
     "render_project",
     "template_dir",
@@ -77,6 +78,26 @@ def check_target(target: Path, shown: str, force: bool) -> None:
             f"directory {shown} is not empty; nothing was written",
             hint="pass --force to write the template's files into it (other files are kept)",
         )
+
+
+def deliver(
+    staging: Path, target: Path, files: list[str], summary: str, out: Output, *, dry_run: bool
+) -> None:
+    """Copy the staged project into ``target`` and list it; under ``--dry-run`` only list.
+
+    ``toolkit new`` and ``toolkit extract`` both end so: one wording for what was (or
+    would be) created, and nothing written before the whole project is staged.
+    """
+    if dry_run:
+        out.line(f"dry run: would create {summary}")
+        for rel in files:
+            out.line(f"  would write {rel}")
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    copy_tree(staging, target)
+    out.line(f"created {summary}")
+    for rel in files:
+        out.line(f"  {rel}")
 
 
 def copy_tree(source: Path, target: Path) -> list[str]:

@@ -114,38 +114,7 @@ def plan_entity(schema_dir: Path, module: str, name: str, fields: list[FieldSpec
     Bad names, a missing module and a name already declared raise exit 3 at once; a
     schema that would not compile comes back with ``ok`` false and its diagnostics.
     """
-    from toolkit_codegen import load_sources
-
-    check_pascal(name, "entity name")
-    if name.lower() in SCHEMA_RESERVED:
-        raise InvalidInputError(f"invalid entity name {name!r}: it is a reserved word")
-    sources = read_schema(schema_dir)
-    if module not in ROOT_MODULE_NAMES:
-        check_module_name(module)
-        if not (schema_dir / module).is_dir():
-            raise InvalidInputError(
-                f"no module {module!r} (schema/{module}/ does not exist)",
-                hint=f"create it with `toolkit generate module {module}`",
-            )
-    before = load_sources(sources)
-    taken = before.schema.module_of(name)
-    if taken is not None:
-        raise InvalidInputError(
-            f"the name {name!r} is already declared (module {taken.label}); names are global"
-        )
-    path = module_file(schema_dir, module)
-    rel = path.relative_to(schema_dir).as_posix()
-    block = render_entity(name, fields)
-    old = sources.get(rel)
-    if old is None:
-        text = block
-    else:
-        text = (old if old.endswith("\n") or not old else old + "\n") + ("\n" if old else "")
-        text += block
-    sources[rel] = text
-    after = load_sources(sources)
-    shown = [_shown(d) for d in after.diagnostics]
-    return EntityPlan(path, text, block, old is None, shown, after.ok)
+    return plan_block(schema_dir, module, name, render_entity(name, fields), "entity")
 
 
 def render_job(name: str, params: list[FieldSpec], queue: str | None) -> str:
@@ -177,10 +146,11 @@ def plan_block(schema_dir: Path, module: str, name: str, block: str, kind: str) 
     if module not in ROOT_MODULE_NAMES:
         check_module_name(module)
         if not (schema_dir / module).is_dir():
+            hint = f"create it with `toolkit generate module {module}`"
+            if kind != "entity":  # the entity hint keeps its original wording
+                hint += ", or use app (schema/app.toolkit)"
             raise InvalidInputError(
-                f"no module {module!r} (schema/{module}/ does not exist)",
-                hint=f"create it with `toolkit generate module {module}`, or use app "
-                "(schema/app.toolkit)",
+                f"no module {module!r} (schema/{module}/ does not exist)", hint=hint
             )
     before = load_sources(sources).schema
     taken = before.module_of(name)
@@ -190,18 +160,7 @@ def plan_block(schema_dir: Path, module: str, name: str, block: str, kind: str) 
         raise InvalidInputError(
             f"the name {name!r} is already declared (module {taken.label}); names are global"
         )
-    path = module_file(schema_dir, module)
-    rel = path.relative_to(schema_dir).as_posix()
-    old = sources.get(rel)
-    if old is None:
-        text = block
-    else:
-        text = (old if old.endswith("\n") or not old else old + "\n") + ("\n" if old else "")
-        text += block
-    sources[rel] = text
-    after = load_sources(sources)
-    shown = [_shown(d) for d in after.diagnostics]
-    return EntityPlan(path, text, block, old is None, shown, after.ok)
+    return _append(schema_dir, module, sources, block)
 
 
 def _shown(diagnostic: object) -> str:
@@ -291,3 +250,25 @@ def _example(schema: object, f: object, imports: set[str], entity: str = "") -> 
     if named is not None:
         values = named.values
     return py_str(values[0]) if values else None
+
+
+def _append(schema_dir: Path, module: str, sources: dict[str, str], block: str) -> EntityPlan:
+    """Plan ``block`` appended to ``module``'s schema file (created when missing).
+
+    The whole schema is parsed again with the new text, so the plan carries the
+    diagnostics the change would cause before anything is written.
+    """
+    from toolkit_codegen import load_sources
+
+    path = module_file(schema_dir, module)
+    rel = path.relative_to(schema_dir).as_posix()
+    old = sources.get(rel)
+    if old is None:
+        text = block
+    else:
+        text = (old if old.endswith("\n") or not old else old + "\n") + ("\n" if old else "")
+        text += block
+    sources[rel] = text
+    after = load_sources(sources)
+    shown = [_shown(d) for d in after.diagnostics]
+    return EntityPlan(path, text, block, old is None, shown, after.ok)

@@ -7,20 +7,24 @@ code and the message); the rest is here, written once:
 * **options** -- :func:`required` (a credential that must be set), :func:`endpoint` (the
   provider's URL checked by the outbound rules of :mod:`toolkit_batteries.core.outbound`,
   with the relaxations it was allowed) and :func:`warn_relaxed` (the one warning logged
-  when a rule is lifted);
+  when a rule is lifted); a nested option (``remote.endpoint``) makes every message name
+  its siblings (``remote.allow_insecure``, ``remote.allow_private``);
 * **guarded clients** -- :func:`httpx_client`, :func:`requests_session` and
   :func:`guard_session` (for an SDK that builds its own ``requests`` session): https only
   unless ``allow_insecure``, public addresses only unless ``allow_private`` (judged on
   every resolved address at connect time), no redirects, no environment proxy, no
-  transport retries (retries are the resilience policy's);
+  transport retries (retries are the resilience policy's); :func:`read_bounded` reads
+  a streamed answer up to a byte limit (after content decoding, so a compressed bomb is
+  bounded too);
 * **one error mapping** -- :func:`failure_of` reads any HTTP client's or SDK's exception
   (``httpx``, ``httpx2``, ``requests`` and the SDKs built on them) into a
   :class:`Failure`: the HTTP status and its :class:`Kind` (401/403 ``auth``, 404
   ``not_found``, 409 ``conflict``, 400/422 and other 4xx ``invalid``, 429
   ``rate_limited`` with the ``Retry-After`` seconds, 5xx ``unavailable``), or the
-  transport's ``timeout``/``connection``, or ``blocked`` (the outbound guard refused the
-  address). A battery turns the failure into its own error class with its own message
-  (the toolkit's errors differ per battery; their texts are kept). ``retryable`` and
+  transport's ``timeout``/``connection``, or ``malformed`` (an answer whose content
+  encoding cannot be decoded), or ``blocked`` (the outbound guard refused the address).
+  A battery turns the failure into its own error class with its own message (the
+  toolkit's errors differ per battery; their texts are kept). ``retryable`` and
   ``retry_after`` are what the resilience policy reads;
 * **redaction** -- :func:`scrub` removes the credentials (and anything the shared
   redactor recognises) from a provider's text before it reaches an error;
@@ -83,11 +87,14 @@ __all__ = [
     "Kind",
     "blocked_error",
     "endpoint",
+    "error_body",
     "failure_of",
     "guard_session",
+    "http_error_behind",
     "httpx_client",
     "httpx_transport",
     "kind_of_status",
+    "read_bounded",
     "read_json",
     "requests_session",
     "required",
@@ -116,6 +123,13 @@ class Endpoint:
     allow_insecure: bool = False
     allow_private: bool = False
     skip_verify: bool = False
+    #: What the relaxation options' names start with: ``"remote."`` for a nested
+    #: ``remote.endpoint``, so messages name ``remote.allow_private``.
+    prefix: str = ""
+
+    def option(self, name: str) -> str:
+        """Return the full name of the sibling option ``name`` (``remote.allow_private``)."""
+        return self.prefix + name
 
 
 def required(value: Any, *, service: str, field: str, adapter: str, instance: str) -> str:
@@ -140,11 +154,14 @@ def endpoint(
     """Check the provider URL (``options.<field>``, else ``default``) against the rules.
 
     ``options`` supplies ``allow_insecure``, ``allow_private`` and (when it has one)
-    ``insecure_skip_verify``; ``url`` overrides the option's value (a nested option).
-    The URL comes back without a trailing ``/``; errors name the field, never the URL.
+    ``insecure_skip_verify``; ``url`` overrides the option's value. A nested ``field``
+    (``remote.endpoint``, with ``options`` the ``remote`` group) makes the messages name
+    the nested relaxations (``remote.allow_insecure``). The URL comes back without a
+    trailing ``/``; errors name the field, never the URL.
     """
     allow_insecure = bool(getattr(options, "allow_insecure", False))
     allow_private = bool(getattr(options, "allow_private", False))
+    prefix = field.rpartition(".")[0] + "." if "." in field else ""
     text = url if url is not None else getattr(options, field.rsplit(".", 1)[-1], "")
     checked = check_url(
         (text or "").strip() or default,
@@ -153,6 +170,8 @@ def endpoint(
         instance=instance,
         allow_insecure=allow_insecure,
         allow_private=allow_private,
+        insecure_option=f"{prefix}allow_insecure",
+        private_option=f"{prefix}allow_private",
     )
     return Endpoint(
         url=checked.rstrip("/"),
@@ -162,6 +181,7 @@ def endpoint(
         allow_insecure=allow_insecure,
         allow_private=allow_private,
         skip_verify=bool(getattr(options, "insecure_skip_verify", False)),
+        prefix=prefix,
     )
 
 
@@ -170,17 +190,28 @@ def warn_relaxed(logger: logging.Logger | logging.LoggerAdapter[Any], ep: Endpoi
     where = f"{ep.service}.{ep.instance}"
     if ep.allow_private:
         logger.warning(
-            "%s: allow_private is on: private, loopback and link-local addresses may be dialed",
+            "%s: %s is on: private, loopback and link-local addresses may be dialed",
             where,
+            ep.option("allow_private"),
         )
     if ep.allow_insecure:
-        logger.warning("%s: allow_insecure is on: plain http is allowed", where)
+        logger.warning("%s: %s is on: plain http is allowed", where, ep.option("allow_insecure"))
     if ep.skip_verify:
-        logger.warning("%s: insecure_skip_verify is on: TLS certificates are NOT verified", where)
+        logger.warning(
+            "%s: %s is on: TLS certificates are NOT verified",
+            where,
+            ep.option("insecure_skip_verify"),
+        )
 
 
-def blocked_error(ep: Endpoint, reason: str = BLOCKED) -> InvalidOptionsError:
-    """Return the error of a call the guard refused at connect time (names no address)."""
+def blocked_error(ep: Endpoint, reason: str | None = None) -> InvalidOptionsError:
+    """Return the error of a call the guard refused at connect time (names no address).
+
+    The default reason names the endpoint's own ``allow_private`` (``remote.allow_private``
+    for a nested endpoint).
+    """
+    if reason is None:
+        reason = BLOCKED.replace("allow_private", ep.option("allow_private"))
     return InvalidOptionsError(ep.service, ep.field, reason, instance=ep.instance)
 
 
@@ -208,8 +239,18 @@ def httpx_transport(ep: Endpoint, *, max_connections: int = 20) -> httpx.BaseTra
     )
 
 
-def httpx_client(ep: Endpoint, *, timeout: float, max_connections: int = 20) -> httpx.Client:
-    """Return an ``httpx.Client`` on the guarded transport (no redirects, no env proxy)."""
+def httpx_client(
+    ep: Endpoint,
+    *,
+    timeout: float,
+    max_connections: int = 20,
+    headers: Mapping[str, str] | None = None,
+) -> httpx.Client:
+    """Return an ``httpx.Client`` on the guarded transport (no redirects, no env proxy).
+
+    ``headers`` are sent with every request (an adapter's ``Accept`` and credentials):
+    set at construction, so no request can go out without them.
+    """
     import httpx
 
     return httpx.Client(
@@ -217,6 +258,7 @@ def httpx_client(ep: Endpoint, *, timeout: float, max_connections: int = 20) -> 
         timeout=timeout,
         follow_redirects=False,
         trust_env=False,
+        headers=dict(headers or {}),
     )
 
 
@@ -244,18 +286,37 @@ def guard_session(session: requests.Session, ep: Endpoint) -> requests.Session:
     return session
 
 
+def read_bounded(
+    chunks: Iterable[bytes],
+    limit: int,
+    *,
+    too_large: Callable[[], Exception] | None = None,
+    each: Callable[[], None] | None = None,
+) -> bytes:
+    """Join ``chunks`` (``response.iter_bytes()``) into at most ``limit`` bytes.
+
+    A provider decides how much it sends; the reader stops at the first chunk that passes
+    ``limit`` and raises ``too_large()`` (``ValueError`` when not given) instead of
+    holding an answer without bound. ``each`` runs after every chunk (e.g. to enforce a
+    deadline while the answer trickles in).
+    """
+    body = bytearray()
+    for chunk in chunks:
+        body += chunk
+        if len(body) > limit:
+            raise too_large() if too_large is not None else ValueError("the answer is too large")
+        if each is not None:
+            each()
+    return bytes(body)
+
+
 def read_json(response: httpx.Response, limit: int) -> Any:
     """Read a streamed ``httpx`` answer of at most ``limit`` bytes as JSON.
 
     Raises ``ValueError`` (``json.JSONDecodeError`` for a body that is not JSON) rather
     than reading an answer without bound.
     """
-    body = bytearray()
-    for chunk in response.iter_bytes():
-        body += chunk
-        if len(body) > limit:
-            raise ValueError("the answer is too large")
-    return json.loads(bytes(body))
+    return json.loads(read_bounded(response.iter_bytes(), limit))
 
 
 # ---------------------------------------------------------------------- error mapping
@@ -272,6 +333,7 @@ class Kind(enum.StrEnum):
     UNAVAILABLE = "unavailable"  # 5xx
     TIMEOUT = "timeout"  # no answer in time (408 too)
     CONNECTION = "connection"  # the connection failed or broke
+    MALFORMED = "malformed"  # the answer's content encoding cannot be decoded
     BLOCKED = "blocked"  # the outbound guard refused the address
 
 
@@ -317,6 +379,46 @@ def _status(exc: BaseException) -> int | None:
     return None
 
 
+def http_error_behind(exc: BaseException) -> BaseException | None:
+    """Return the HTTP error ``exc`` stands for, or ``None`` when it carries no status.
+
+    ``exc`` itself when it carries a status; else, when ``exc`` is a ``ValueError`` or
+    ``TypeError`` an SDK raised *while reading* an HTTP error (Paddle's SDK runs
+    ``int(Retry-After)`` and breaks on ``0.05``), the HTTP error it was handling: the
+    provider answered, and that answer is what the battery must report.
+    """
+    if _status(exc) is not None:
+        return exc
+    context = exc.__context__
+    if (
+        isinstance(exc, ValueError | TypeError)
+        and not exc.__suppress_context__
+        and context is not None
+        and _status(context) is not None
+    ):
+        return context
+    return None
+
+
+def error_body(exc: BaseException) -> Mapping[str, Any]:
+    """Return the JSON object of the error answer behind ``exc`` (``{}`` when there is none).
+
+    For an adapter that reads its provider's error code from the body itself (when the
+    SDK could not). Only an answer the client already read is decoded (nothing more is
+    read from the network).
+    """
+    behind = http_error_behind(exc)
+    response = getattr(behind, "response", None)
+    content = getattr(response, "_content", None)
+    if not isinstance(content, bytes | bytearray) or len(content) > 1024 * 1024:
+        return {}
+    try:
+        data = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _header(exc: BaseException, name: str) -> Any:
     for holder in (getattr(exc, "response", None), exc):
         headers = getattr(holder, "headers", None)
@@ -331,13 +433,15 @@ def _header(exc: BaseException, name: str) -> Any:
 
 
 def _transport_kind(exc: BaseException) -> Kind | None:
-    """``timeout``/``connection`` for a transport error of any client (judged by class).
+    """``timeout``/``connection``/``malformed`` for a client's error (judged by class).
 
     Read from the class names so the base imports no SDK: ``httpx``'s and ``httpx2``'s
     ``TimeoutException``/``TransportError``, ``requests``' ``Timeout``/
     ``RequestException``, the SDKs' ``APITimeoutError``/``APIConnectionError``.
     """
     names = {klass.__name__ for klass in type(exc).__mro__}
+    if "DecodingError" in names:  # httpx: a body its Content-Encoding does not decode
+        return Kind.MALFORMED
     if isinstance(exc, TimeoutError) or any("Timeout" in name for name in names):
         return Kind.TIMEOUT
     if isinstance(exc, OSError) or names & {
@@ -362,25 +466,27 @@ def failure_of(
     """Read ``exc`` into a :class:`Failure`, or ``None`` when it is not a provider failure.
 
     ``code`` and ``message`` are what the adapter read from its provider's error body
-    (the provider-specific part); ``message`` is scrubbed of ``secrets``. A status in
+    (the provider-specific part); ``message`` is scrubbed of ``secrets``. An SDK that
+    broke while reading an HTTP error is read as that error (:func:`http_error_behind`). A status in
     ``retry_statuses`` or any 5xx, a time-out and a lost connection are ``retryable``.
     """
     if isinstance(exc, OutboundBlockedError) or is_blocked(exc):
         return Failure(Kind.BLOCKED)
-    status = _status(exc)
-    if status is not None and status >= 400:
+    behind = http_error_behind(exc)
+    status = _status(behind) if behind is not None else None
+    if behind is not None and status is not None and status >= 400:
         return Failure(
             kind_of_status(status),
             status=status,
             code=str(code or ""),
             message=scrub(message, *secrets) if message else "",
-            retry_after=parse_retry_after(_header(exc, "retry-after")),
+            retry_after=parse_retry_after(_header(behind, "retry-after")),
             retryable=status in retry_statuses or status >= 500,
         )
     kind = _transport_kind(exc)
     if kind is None:
         return None
-    return Failure(kind, retryable=True)
+    return Failure(kind, retryable=kind is not Kind.MALFORMED)
 
 
 def scrub(text: Any, *secrets: str, limit: int = 500) -> str:

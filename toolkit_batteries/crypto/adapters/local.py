@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError, MissingExtraError
@@ -53,6 +54,7 @@ except ImportError:  # pragma: no cover - the auth extra is missing
 __all__ = ["KEY_SIZE", "NONCE_SIZE", "SIGN_KEY_SIZE", "VERSION", "LocalCrypto"]
 
 logger = logging.getLogger("toolkit.crypto")
+_K = TypeVar("_K")
 
 #: Format version written at the start of every ciphertext and signature.
 VERSION = "v1"
@@ -165,14 +167,7 @@ class LocalCrypto(Crypto):
     def decrypt(self, token: str, *, aad: bytes | str = b"") -> bytes:
         """Decrypt with the key the token names; raise DecryptionError/UnknownKeyError."""
         extra = as_bytes(aad, "aad")
-        kid, body = _split(token, DecryptionError, "ciphertext")
-        cipher = self._ciphers.get(kid)
-        if cipher is None:
-            raise UnknownKeyError("crypto: the ciphertext names a key id that is not listed")
-        try:
-            raw = b64url_decode(body)
-        except ValueError:
-            raise DecryptionError("crypto: malformed ciphertext") from None
+        kid, cipher, raw = _open(token, self._ciphers, DecryptionError, "ciphertext")
         if len(raw) < NONCE_SIZE + _TAG_SIZE:
             raise DecryptionError("crypto: malformed ciphertext")
         header = f"{VERSION}.{kid}.".encode()
@@ -193,14 +188,7 @@ class LocalCrypto(Crypto):
     def verify(self, message: bytes | str, signature: str) -> None:
         """Return if ``signature`` matches; raise InvalidSignatureError/UnknownKeyError."""
         data = as_bytes(message, "message")
-        kid, body = _split(signature, InvalidSignatureError, "signature")
-        key = self._sign_keys.get(kid)
-        if key is None:
-            raise UnknownKeyError("crypto: the signature names a key id that is not listed")
-        try:
-            mac = b64url_decode(body)
-        except ValueError:
-            raise InvalidSignatureError("crypto: malformed signature") from None
+        kid, key, mac = _open(signature, self._sign_keys, InvalidSignatureError, "signature")
         check = crypto_hmac.HMAC(key, hashes.SHA256())
         check.update(f"{VERSION}.{kid}.".encode() + data)
         try:
@@ -212,6 +200,24 @@ class LocalCrypto(Crypto):
         mac = crypto_hmac.HMAC(self._sign_keys[kid], hashes.SHA256())
         mac.update(f"{VERSION}.{kid}.".encode() + data)
         return mac.finalize()
+
+
+def _open(
+    token: Any, keys: Mapping[str, _K], error: type[Exception], what: str
+) -> tuple[str, _K, bytes]:
+    """Return ``(kid, key, raw body)`` of a token whose key id is in ``keys``, or raise.
+
+    Ciphertexts and signatures are read alike: the format first (``error``), then the key
+    id (:class:`UnknownKeyError`), then the base64 body (``error``).
+    """
+    kid, body = _split(token, error, what)
+    key = keys.get(kid)
+    if key is None:
+        raise UnknownKeyError(f"crypto: the {what} names a key id that is not listed")
+    try:
+        return kid, key, b64url_decode(body)
+    except ValueError:
+        raise error(f"crypto: malformed {what}") from None
 
 
 def _split(token: Any, error: type[Exception], what: str) -> tuple[str, str]:

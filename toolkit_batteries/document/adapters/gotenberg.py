@@ -81,11 +81,11 @@ class GotenbergDocument(Document):
         )
         self.endpoint = self._endpoint.url
         provider.warn_relaxed(logger, self._endpoint)
-        self._headers = {"Accept": "application/pdf"}
+        headers = {"Accept": "application/pdf"}
         if options.api_key:
-            self._headers["Authorization"] = f"Bearer {options.api_key}"
+            headers["Authorization"] = f"Bearer {options.api_key}"
         self._client: Any = provider.httpx_client(
-            self._endpoint, timeout=self.timeout, max_connections=8
+            self._endpoint, timeout=self.timeout, max_connections=8, headers=headers
         )
 
     @classmethod
@@ -100,14 +100,21 @@ class GotenbergDocument(Document):
             ("files", (name, data, "application/octet-stream")) for name, data in assets.items()
         ]
         left = self._left(deadline, "the rendering service")
-        chunks: list[bytes] = []
-        size = 0
+
+        def too_large() -> DocumentTooLargeError:
+            return DocumentTooLargeError(
+                self.instance, "the rendering service's PDF passes max_output_bytes"
+            )
+
+        def in_time() -> None:
+            if time.monotonic() > deadline:
+                raise self._timed_out("the rendering service")
+
         try:
             with self._client.stream(
                 "POST",
                 self.endpoint + CONVERT_PATH,
                 files=files,
-                headers=self._headers,
                 timeout=left,
             ) as response:
                 if response.status_code != 200:
@@ -116,23 +123,14 @@ class GotenbergDocument(Document):
                     )
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > self.max_output_bytes:
-                    raise DocumentTooLargeError(
-                        self.instance, "the rendering service's PDF passes max_output_bytes"
-                    )
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > self.max_output_bytes:
-                        raise DocumentTooLargeError(
-                            self.instance, "the rendering service's PDF passes max_output_bytes"
-                        )
-                    if time.monotonic() > deadline:
-                        raise self._timed_out("the rendering service")
-                    chunks.append(chunk)
+                    raise too_large()
+                pdf = provider.read_bounded(
+                    response.iter_bytes(), self.max_output_bytes, too_large=too_large, each=in_time
+                )
         except httpx.TimeoutException:
             raise self._timed_out("the rendering service") from None
         except (OutboundBlockedError, httpx.HTTPError) as exc:
             raise self._map(exc) from None
-        pdf = b"".join(chunks)
         if not pdf.startswith(b"%PDF-"):
             raise RenderFailedError(self.instance, "the rendering service did not answer a PDF")
         return pdf, page_count(pdf)
@@ -150,7 +148,7 @@ class GotenbergDocument(Document):
     def ping(self) -> None:
         """``GET {endpoint}/health``; raise ``ServiceUnavailableError`` unless it answers 200."""
         try:
-            response = self._client.get(self.endpoint + HEALTH_PATH, headers=self._headers)
+            response = self._client.get(self.endpoint + HEALTH_PATH)
         except (OutboundBlockedError, httpx.HTTPError) as exc:
             raise self._map(exc) from None
         if response.status_code != 200:

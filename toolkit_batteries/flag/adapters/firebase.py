@@ -61,7 +61,6 @@ from toolkit_batteries.core.tracing import traced
 
 from ..base import MICRO_PERCENT, MISSING, Flag, bucket, truthy
 from ..options import DEFAULT_ENDPOINT
-from ..outbound import check_url
 
 try:
     import httpx
@@ -143,24 +142,19 @@ class FirebaseFlag(Flag):
         *,
         account: ServiceAccount,
         project_id: str,
-        endpoint: str,
+        endpoint: provider.Endpoint,
         timeout: float,
         ttl: float,
-        allow_private: bool,
-        allow_insecure: bool = False,
         instance: str = "default",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(instance=instance)
         self._account = account
         self._project_id = project_id
-        self._url = endpoint + TEMPLATE_PATH.format(project=quote(project_id, safe=""))
+        self._url = endpoint.url + TEMPLATE_PATH.format(project=quote(project_id, safe=""))
         self.ttl = ttl
         self.clock = clock
-        rules = provider.Endpoint(
-            endpoint, "flag", "remotecfg.endpoint", instance, allow_insecure, allow_private
-        )
-        self._client = provider.httpx_client(rules, timeout=timeout, max_connections=4)
+        self._client = provider.httpx_client(endpoint, timeout=timeout, max_connections=4)
         self._template: _Template | None = None
         self._fetched_at = 0.0
         self._fresh_until = float("-inf")
@@ -173,7 +167,6 @@ class FirebaseFlag(Flag):
     def open(cls, ctx: OpenContext) -> FirebaseFlag:
         options = ctx.options.remotecfg
         instance = ctx.instance
-        allow_insecure, allow_private = bool(options.allow_insecure), bool(options.allow_private)
         account = ServiceAccount(
             options.service_account,
             service="flag",
@@ -188,13 +181,22 @@ class FirebaseFlag(Flag):
                 "is required (or a project_id in the service-account file)",
                 instance=instance,
             )
-        rules = {"allow_insecure": allow_insecure, "allow_private": allow_private}
-        endpoint = check_url(
-            options.endpoint or DEFAULT_ENDPOINT, "remotecfg.endpoint", instance=instance, **rules
+        # Both URLs on the provider base's rules; messages name remotecfg.allow_*.
+        endpoint = provider.endpoint(
+            options,
+            service="flag",
+            default=DEFAULT_ENDPOINT,
+            instance=instance,
+            field="remotecfg.endpoint",
         )
-        account.token_uri = check_url(
-            account.token_uri, "remotecfg.service_account", instance=instance, **rules
-        )
+        account.token_uri = provider.endpoint(
+            options,
+            service="flag",
+            default="",
+            instance=instance,
+            field="remotecfg.service_account",
+            url=account.token_uri,
+        ).url
         timeout = options.timeout.total_seconds()
         if timeout <= 0:
             raise InvalidOptionsError(
@@ -205,20 +207,13 @@ class FirebaseFlag(Flag):
             raise InvalidOptionsError(
                 "flag", "remotecfg.ttl", "must be positive", instance=instance
             )
-        if allow_private:
-            ctx.logger.warning(
-                "flag.%s: remotecfg.allow_private is on: private, loopback and link-local "
-                "addresses may be dialed",
-                instance,
-            )
+        provider.warn_relaxed(ctx.logger, endpoint)
         return cls(
             account=account,
             project_id=project_id,
             endpoint=endpoint,
             timeout=timeout,
             ttl=ttl,
-            allow_private=allow_private,
-            allow_insecure=allow_insecure,
             instance=instance,
         )
 

@@ -119,7 +119,7 @@ class HttpTarget:
                 raise provider.blocked_error(self._endpoint, BLOCKED) from None
             if kind is provider.Kind.TIMEOUT:
                 raise self._unavailable("the provider did not answer in time") from None
-            if kind is not None or isinstance(exc, httpx.HTTPError):  # e.g. a bad encoding
+            if kind is not None:  # a lost connection, a body its encoding does not decode
                 raise self._unavailable("the provider could not be reached") from None
             raise
         if not body:
@@ -134,18 +134,15 @@ class HttpTarget:
             ) from None
 
     def _read(self, response: httpx.Response) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_bytes():
-            size += len(chunk)
-            if size > self.max_body:
-                raise GeoProviderError(
-                    f"the provider's answer is larger than max_response_body ({self.max_body} "
-                    "bytes)",
-                    instance=self.instance,
-                )
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return provider.read_bounded(
+            response.iter_bytes(), self.max_body, too_large=self._too_large
+        )
+
+    def _too_large(self) -> GeoProviderError:
+        return GeoProviderError(
+            f"the provider's answer is larger than max_response_body ({self.max_body} bytes)",
+            instance=self.instance,
+        )
 
     def _unavailable(self, reason: str) -> ServiceUnavailableError:
         return ServiceUnavailableError("geo", reason, instance=self.instance)

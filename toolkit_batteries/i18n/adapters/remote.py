@@ -46,7 +46,7 @@ from toolkit_batteries.core.errors import (
     MissingExtraError,
     ServiceUnavailableError,
 )
-from toolkit_batteries.core.outbound import OutboundBlockedError, check_url, provider
+from toolkit_batteries.core.outbound import OutboundBlockedError, provider
 from toolkit_batteries.core.tracing import traced
 
 from ..base import Catalog, I18n, plural_rule
@@ -63,24 +63,19 @@ logger = logging.getLogger("toolkit.i18n")
 #: Largest catalog answer read.
 MAX_CATALOG_BYTES = 8 * 1024 * 1024
 _ABSENT = object()
-#: The base's blocked-address reason, naming this adapter's nested option.
-_BLOCKED = "resolves to a private, loopback or link-local address; set remote.allow_private"
 
 
-def endpoint_of(options: Any, instance: str) -> str:
-    """Check ``remote.endpoint`` against the outbound rules; return it without a trailing ``/``."""
+def endpoint_of(options: Any, instance: str) -> provider.Endpoint:
+    """Check ``remote.endpoint`` (``options`` is the ``remote`` group) against the rules.
+
+    The provider base names the nested relaxations (``remote.allow_insecure``,
+    ``remote.allow_private``) in its messages, warnings and blocked-address error.
+    """
     if not options.endpoint:
         raise InvalidOptionsError("i18n", "remote.endpoint", "is required", instance=instance)
-    return check_url(
-        options.endpoint,
-        service="i18n",
-        field="remote.endpoint",
-        instance=instance,
-        allow_insecure=bool(options.allow_insecure),
-        allow_private=bool(options.allow_private),
-        insecure_option="remote.allow_insecure",
-        private_option="remote.allow_private",
-    ).rstrip("/")
+    return provider.endpoint(
+        options, service="i18n", default="", instance=instance, field="remote.endpoint"
+    )
 
 
 def _parse(locale: str, body: bytes) -> Catalog:
@@ -107,34 +102,25 @@ class RemoteI18n(I18n):
     def __init__(
         self,
         *,
-        endpoint: str,
+        endpoint: provider.Endpoint,
         api_key: str = "",
         timeout: float = 30.0,
         max_in_flight: int = 1000,
-        allow_private: bool = False,
-        allow_insecure: bool = False,
         fallback: str = "",
         instance: str = "default",
     ) -> None:
         super().__init__(fallback=fallback, instance=instance)
-        self._endpoint = endpoint
+        self._target = endpoint
+        self._endpoint = endpoint.url
         self.timeout = timeout
         self.max_in_flight = max_in_flight
         self._slots = threading.BoundedSemaphore(max_in_flight)
-        self._target = provider.Endpoint(
-            endpoint,
-            "i18n",
-            "remote.endpoint",
-            instance,
-            allow_insecure=allow_insecure,
-            allow_private=allow_private,
-        )
-        self._client = provider.httpx_client(
-            self._target, timeout=timeout, max_connections=min(max_in_flight, 100)
-        )
-        self._client.headers["Accept"] = "application/json"
+        headers = {"Accept": "application/json"}
         if api_key:
-            self._client.headers["Authorization"] = f"Bearer {api_key}"
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._client = provider.httpx_client(
+            endpoint, timeout=timeout, max_connections=min(max_in_flight, 100), headers=headers
+        )
         self._catalogs: dict[str, Any] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -152,20 +138,12 @@ class RemoteI18n(I18n):
             raise InvalidOptionsError(
                 "i18n", "remote.max_in_flight", "must be positive", instance=ctx.instance
             )
-        if options.allow_private or options.allow_insecure:
-            ctx.logger.warning(
-                "i18n.%s: outbound rules relaxed (allow_private=%s, allow_insecure=%s)",
-                ctx.instance,
-                bool(options.allow_private),
-                bool(options.allow_insecure),
-            )
+        provider.warn_relaxed(ctx.logger, endpoint)
         return cls(
             endpoint=endpoint,
             api_key=str(options.api_key or ""),
             timeout=timeout,
             max_in_flight=int(options.max_in_flight),
-            allow_private=bool(options.allow_private),
-            allow_insecure=bool(options.allow_insecure),
             instance=ctx.instance,
         )
 
@@ -183,18 +161,14 @@ class RemoteI18n(I18n):
             )
         try:
             with self._client.stream("GET", self._endpoint + path) as response:
-                body = b""
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_CATALOG_BYTES:
-                        raise ServiceUnavailableError(
-                            "i18n", "the catalog answer is too large", instance=self.instance
-                        )
+                body = provider.read_bounded(
+                    response.iter_bytes(), MAX_CATALOG_BYTES, too_large=self._too_large
+                )
                 return response.status_code, body
         except (OutboundBlockedError, httpx.HTTPError) as exc:
             failure = provider.failure_of(exc)
             if failure is not None and failure.kind is provider.Kind.BLOCKED:
-                raise provider.blocked_error(self._target, _BLOCKED) from None
+                raise provider.blocked_error(self._target) from None
             if failure is not None and failure.kind is provider.Kind.TIMEOUT:
                 raise ServiceUnavailableError(
                     "i18n", "the request timed out (remote.timeout)", instance=self.instance
@@ -204,6 +178,11 @@ class RemoteI18n(I18n):
             ) from None
         finally:
             self._slots.release()
+
+    def _too_large(self) -> ServiceUnavailableError:
+        return ServiceUnavailableError(
+            "i18n", "the catalog answer is too large", instance=self.instance
+        )
 
     def _fetch(self, locale: str) -> Catalog | None:
         status, body = self._get(f"/catalogs/{quote(locale, safe='')}")

@@ -11,20 +11,21 @@ import json
 import os
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+
+from toolkit_batteries.core.commands import RunnerCommand
 
 EXIT_USAGE = 2
 EXIT_INVALID = 3
 
 
-class Command(BaseCommand):
+class Command(RunnerCommand):
     """Show the resolved configuration, redacted."""
 
     help = "Show the resolved toolkit configuration (settings.TOOLKIT + environment), redacted."
-    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        """Add ``--service`` and ``--format``."""
+        """Add ``--service`` and ``--format`` (the display module loads only when asked)."""
         from toolkit_batteries.core.config_display import add_show_flags
 
         add_show_flags(parser)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError
 
+from toolkit_batteries.core.commands import RunnerCommand
 from toolkit_batteries.db.seeding import (
     EXIT_RUNTIME,
     EXIT_USAGE,
@@ -26,15 +27,11 @@ from toolkit_batteries.db.seeding import (
 )
 
 
-class Command(BaseCommand):
+class Command(RunnerCommand):
     """Run the seeds of every installed app (or of one)."""
 
     help = "Run seeds.run() of every installed app, each inside transaction.atomic()."
-    requires_system_checks: list[str] = []
-
-    def add_arguments(self, parser: CommandParser) -> None:
-        """Add ``--app``."""
-        add_seed_flags(parser)
+    flags = add_seed_flags  # --app
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Find the seeds and run them in order."""

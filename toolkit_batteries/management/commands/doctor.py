@@ -9,43 +9,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError
 
+from toolkit_batteries.core.commands import RunnerCommand, exit_codes
 from toolkit_batteries.core.doctor import add_doctor_flags
 
 
-class Command(BaseCommand):
+class Command(RunnerCommand):
     """Open every configured or installed service and report one row each."""
 
     help = "Open every configured or installed toolkit service; one row each (--strict: exit 4)."
-    requires_system_checks: list[str] = []
-
-    def add_arguments(self, parser: CommandParser) -> None:
-        """Add ``--strict``, ``--service`` and ``--timeout`` (shared with ``toolkit doctor``)."""
-        add_doctor_flags(parser)
+    flags = add_doctor_flags  # --strict, --service, --timeout and --deploy
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Run the shared checks and map their errors to the exit codes."""
         from toolkit_batteries.core import doctor
 
-        def say(line: str) -> None:
-            self.stdout.write(line)
-            self.stdout.flush()
-
-        def warn(line: str) -> None:
-            self.stderr.write(line)
-            self.stderr.flush()
-
-        try:
+        with exit_codes(doctor.DoctorError):
             setup = doctor.setup_from_django("settings + environment")
             try:
                 _rows, data = doctor.check(
-                    setup, options["service"], options["timeout"], say, deploy=options["deploy"]
+                    setup,
+                    options["service"],
+                    options["timeout"],
+                    self.say,
+                    deploy=options["deploy"],
                 )
             finally:
-                doctor.close_container(setup.container, via_registry=True, warn=warn)
-        except doctor.DoctorError as exc:
-            raise CommandError(str(exc), returncode=exc.exit_code) from None
+                doctor.close_container(setup.container, via_registry=True, warn=self.warn)
         if options["strict"] and data["failed"]:
             total = data["ok"] + data["failed"]
             raise CommandError(

@@ -35,15 +35,7 @@ class NoopObservability(Observability):
 
     @classmethod
     def open(cls, ctx: OpenContext) -> NoopObservability:
-        options = ctx.options
-        return cls._opened(
-            ctx,
-            cls(
-                instance=ctx.instance,
-                emitter=options.service_name,
-                attr_value_limit=options.attr_value_limit,
-            ),
-        )
+        return cls._open_plain(ctx)
 
     def span(self, name: str, **attributes: Any) -> Any:  # type: ignore[override]
         if not name or not isinstance(name, str):

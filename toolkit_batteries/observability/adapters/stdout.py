@@ -72,15 +72,8 @@ class StdoutObservability(Observability):
     @classmethod
     def open(cls, ctx: OpenContext) -> StdoutObservability:
         options = ctx.options
-        return cls._opened(
-            ctx,
-            cls(
-                instance=ctx.instance,
-                emitter=options.service_name,
-                attr_value_limit=options.attr_value_limit,
-                sample_ratio=options.sample_ratio or 1.0,
-                verbose=options.verbose,
-            ),
+        return cls._open_plain(
+            ctx, sample_ratio=options.sample_ratio or 1.0, verbose=options.verbose
         )
 
     def _write(self, record: dict[str, Any]) -> None:

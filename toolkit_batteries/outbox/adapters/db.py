@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -111,6 +111,24 @@ def check_tables(options: Any, *, instance: str = "default") -> None:
 
 def _in(rows: Sequence[int]) -> str:
     return "(" + ", ".join(["%s"] * len(rows)) + ")"
+
+
+def _by_chunk(
+    execute: Callable[[str, Sequence[Any]], int],
+    sql: str,
+    params: Sequence[Any],
+    rows: Sequence[int],
+) -> int:
+    """Run ``sql`` once per ``ID_CHUNK`` of ``rows`` (``{ids}`` becomes their ``IN`` list).
+
+    The list stays within every driver's parameter limit however many rows a batch
+    settles; ``params`` come before the ids. Return the rows changed in all.
+    """
+    total = 0
+    for start in range(0, len(rows), ID_CHUNK):
+        chunk = rows[start : start + ID_CHUNK]
+        total += execute(sql.replace("{ids}", _in(chunk)), (*params, *chunk))
+    return total
 
 
 def _headers(value: Any) -> dict[str, str]:
@@ -262,30 +280,26 @@ class DBOutbox(Outbox):
         return sorted(records, key=lambda record: record.row)
 
     def _release(self, rows: list[int], owner: str, *, abandoned: bool) -> int:
-        total = 0
         with self._guard():
-            for start in range(0, len(rows), ID_CHUNK):
-                chunk = rows[start : start + ID_CHUNK]
-                total += self.database.execute(
-                    f"UPDATE {MESSAGES} SET locked_until = %s, locked_by = '', "
-                    "attempts = attempts - 1 "
-                    f"WHERE status = 'pending' AND locked_by = %s AND id IN {_in(chunk)}",
-                    (ABANDONED if abandoned else 0.0, owner, *chunk),
-                )
-        return total
+            return _by_chunk(
+                self.database.execute,
+                f"UPDATE {MESSAGES} SET locked_until = %s, locked_by = '', "
+                "attempts = attempts - 1 WHERE status = 'pending' AND locked_by = %s "
+                "AND id IN {ids}",
+                (ABANDONED if abandoned else 0.0, owner),
+                rows,
+            )
 
     def _mark_sent(self, rows: list[int], now: float) -> int:
         relax = f" FROM {_RELAX}" if self._relaxed else ""
-        total = 0
         with self._guard():
-            for start in range(0, len(rows), ID_CHUNK):
-                chunk = rows[start : start + ID_CHUNK]
-                total += self.database.execute(
-                    f"UPDATE {MESSAGES} SET status = 'sent', sent_at = %s, locked_until = 0, "
-                    f"locked_by = ''{relax} WHERE status = 'pending' AND id IN {_in(chunk)}",
-                    (now, *chunk),
-                )
-        return total
+            return _by_chunk(
+                self.database.execute,
+                f"UPDATE {MESSAGES} SET status = 'sent', sent_at = %s, locked_until = 0, "
+                f"locked_by = ''{relax} WHERE status = 'pending' AND id IN {{ids}}",
+                (now,),
+                rows,
+            )
 
     def _mark_failed(
         self, row: int, owner: str, error: str, retry_at: float, dead: bool, now: float
@@ -343,22 +357,16 @@ class DBOutbox(Outbox):
         with self._guard(), self.database.transaction() as tx:
             if rows is None:
                 return tx.execute(sql, (now,))
-            total = 0
-            for start in range(0, len(rows), ID_CHUNK):
-                chunk = rows[start : start + ID_CHUNK]
-                total += tx.execute(f"{sql} AND id IN {_in(chunk)}", (now, *chunk))
-            return total
+            return _by_chunk(tx.execute, sql + " AND id IN {ids}", (now,), rows)
 
     def _purge_dead(self, rows: list[int]) -> int:
-        total = 0
         with self._guard(), self.database.transaction() as tx:
-            for start in range(0, len(rows), ID_CHUNK):
-                chunk = rows[start : start + ID_CHUNK]
-                total += tx.execute(
-                    f"DELETE FROM {MESSAGES} WHERE status = 'dead' AND id IN {_in(chunk)}",
-                    tuple(chunk),
-                )
-        return total
+            return _by_chunk(
+                tx.execute,
+                f"DELETE FROM {MESSAGES} WHERE status = 'dead' AND id IN {{ids}}",
+                (),
+                rows,
+            )
 
     def _purge_sent(self, cutoff: float) -> int:
         with self._guard(), self.database.transaction() as tx:

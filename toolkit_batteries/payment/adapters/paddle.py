@@ -127,6 +127,13 @@ class PaddlePayment(SDKPayment):
             ) from None
         except (requests.RequestException, OutboundBlockedError) as exc:
             raise self._failed(operation, exc) from None
+        except ValueError as exc:  # the SDK broke reading an error (``int("0.05")``)
+            if provider.http_error_behind(exc) is None:
+                raise
+            error = provider.error_body(exc).get("error") or {}
+            raise self._failed(
+                operation, exc, code=error.get("code", ""), message=error.get("detail", "")
+            ) from None
         data = ResponseParser(response).get_dict()
         if not isinstance(data, dict) or "id" not in data:
             raise PaymentProviderError(

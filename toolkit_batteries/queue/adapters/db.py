@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
 
-from ..base import DeadMessage, Message, Queue, to_datetime
+from ..base import REMOTE_OPERATIONS, DeadMessage, Message, Queue, to_datetime
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.adapter import OpenContext
@@ -205,18 +205,7 @@ def purge_dead_letters(
     return total
 
 
-@traced(
-    "_push",
-    "_push_many",
-    "_pop",
-    "_ack",
-    "_nack",
-    "_dead",
-    "_dead_messages",
-    "_requeue_dead",
-    "_purge_dead",
-    "_size",
-)
+@traced(*REMOTE_OPERATIONS)
 class DBQueue(Queue):
     """Messages as rows of a migrated table, claimed set-based with row locks skipped."""
 

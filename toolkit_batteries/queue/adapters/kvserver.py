@@ -55,7 +55,7 @@ from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.core.transport import kv_unreachable
 
-from ..base import DeadMessage, Message, Queue, QueueError, to_datetime
+from ..base import REMOTE_OPERATIONS, DeadMessage, Message, Queue, QueueError, to_datetime
 
 try:
     from redis import exceptions as redis_errors
@@ -217,51 +217,56 @@ end
 return out
 """
 
+
+def _taking_dead(at: int) -> str:
+    """Lua that takes dead letters off the dead list into ``taken`` (a prelude, as _WAKE).
+
+    ``ARGV[at]`` is ``'all'`` (the first ``ARGV[at + 1]`` of the list) or ``'ids'`` (those
+    from ``ARGV[at + 2]`` on that are dead); requeue and purge differ only in what they do
+    with each taken id.
+    """
+    return f"""
+local base = KEYS[1]
+local ids
+if ARGV[{at}] == 'all' then
+  ids = redis.call('ZRANGE', base .. 'dead', 0, tonumber(ARGV[{at + 1}]) - 1)
+else
+  ids = {{unpack(ARGV, {at + 2})}}
+end
+local taken = {{}}
+for _, id in ipairs(ids) do
+  if redis.call('ZREM', base .. 'dead', id) == 1 then table.insert(taken, id) end
+end
+"""
+
+
 # ARGV: now, 'all' or 'ids', batch, ids...
 _REQUEUE = (
     _WAKE
+    + _taking_dead(2)
     + """
-local base = KEYS[1]
-local ids
-if ARGV[2] == 'all' then
-  ids = redis.call('ZRANGE', base .. 'dead', 0, tonumber(ARGV[3]) - 1)
-else
-  ids = {unpack(ARGV, 4)}
+for _, id in ipairs(taken) do
+  redis.call('HSET', base .. 'tries', id, 0)
+  redis.call('HDEL', base .. 'why', id)
+  redis.call('ZADD', base .. 'ready', ARGV[1], id)
 end
-local n = 0
-for _, id in ipairs(ids) do
-  if redis.call('ZREM', base .. 'dead', id) == 1 then
-    redis.call('HSET', base .. 'tries', id, 0)
-    redis.call('HDEL', base .. 'why', id)
-    redis.call('ZADD', base .. 'ready', ARGV[1], id)
-    n = n + 1
-  end
-end
-wake(base, n)
-return n
+wake(base, #taken)
+return #taken
 """
 )
 
 # ARGV: 'all' or 'ids', batch, ids...
-_PURGE = """
-local base = KEYS[1]
-local ids
-if ARGV[1] == 'all' then
-  ids = redis.call('ZRANGE', base .. 'dead', 0, tonumber(ARGV[2]) - 1)
-else
-  ids = {unpack(ARGV, 3)}
+_PURGE = (
+    _taking_dead(1)
+    + """
+for _, id in ipairs(taken) do
+  redis.call('HDEL', base .. 'msgs', id)
+  redis.call('HDEL', base .. 'tries', id)
+  redis.call('HDEL', base .. 'why', id)
 end
-local n = 0
-for _, id in ipairs(ids) do
-  if redis.call('ZREM', base .. 'dead', id) == 1 then
-    redis.call('HDEL', base .. 'msgs', id)
-    redis.call('HDEL', base .. 'tries', id)
-    redis.call('HDEL', base .. 'why', id)
-    n = n + 1
-  end
-end
-return n
+return #taken
 """
+)
 
 # ARGV: now.
 _SIZE = """
@@ -312,18 +317,7 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-@traced(
-    "_push",
-    "_push_many",
-    "_pop",
-    "_ack",
-    "_nack",
-    "_dead",
-    "_dead_messages",
-    "_requeue_dead",
-    "_purge_dead",
-    "_size",
-)
+@traced(*REMOTE_OPERATIONS)
 class KVServerQueue(Queue):
     """Topics as sorted sets and hashes on a Redis server, driven by Lua scripts."""
 

@@ -16,6 +16,7 @@ import heapq
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from toolkit_batteries.core.adapter import OpenContext
@@ -151,43 +152,43 @@ class MemoryQueue(Queue):
                     remaining = min(remaining, max(0.001, min(due) - now))
                 self._cond.wait(remaining)
 
-    def _ack(self, message: Message) -> bool:
+    def _settle(self, message: Message, apply: Callable[[_Topic, _Record, float], None]) -> bool:
+        """Run ``apply(topic, record, now)`` under the lock if the delivery holds its lease.
+
+        ack, nack and dead differ only in what they do to a live delivery; a stale one
+        (lease expired, redelivered, already settled) changes nothing and returns False.
+        """
         now = self.clock()
         with self._cond:
             self._check_open()
             found = self._live_delivery(message, now)
             if found is None:
                 return False
-            topic, _ = found
-            del topic.records[message.id]
+            apply(*found, now)
             return True
 
+    def _ack(self, message: Message) -> bool:
+        def forget(topic: _Topic, _record: _Record, _now: float) -> None:
+            del topic.records[message.id]
+
+        return self._settle(message, forget)
+
     def _nack(self, message: Message, delay: float) -> bool:
-        now = self.clock()
-        with self._cond:
-            self._check_open()
-            found = self._live_delivery(message, now)
-            if found is None:
-                return False
-            topic, record = found
+        def redeliver(topic: _Topic, record: _Record, now: float) -> None:
             record.deadline = None
             heapq.heappush(topic.waiting, (now + delay, int(message.id, 16), message.id))
             self._cond.notify()
-            return True
+
+        return self._settle(message, redeliver)
 
     def _dead(self, message: Message, reason: str) -> bool:
-        now = self.clock()
-        with self._cond:
-            self._check_open()
-            found = self._live_delivery(message, now)
-            if found is None:
-                return False
-            topic, record = found
+        def bury(topic: _Topic, record: _Record, now: float) -> None:
             record.deadline = None
             record.reason = reason
             record.died_at = now
             topic.dead[message.id] = None
-            return True
+
+        return self._settle(message, bury)
 
     def _dead_messages(self, topic: str, limit: int) -> list[DeadMessage]:
         with self._cond:
@@ -210,8 +211,19 @@ class MemoryQueue(Queue):
                 )
             return found
 
-    def _requeue_dead(self, topic: str, ids: list[str] | None) -> int:
-        now = self.clock()
+    def _take_dead(
+        self,
+        topic: str,
+        ids: list[str] | None,
+        then: Callable[[_Topic, str], None],
+        *,
+        wake: bool = False,
+    ) -> int:
+        """Take dead letters (all of ``topic``'s, or those in ``ids``) off the dead list.
+
+        ``then(topic, id)`` decides what becomes of each (requeued or forgotten), under
+        the lock; ``wake`` wakes blocked pops when any was taken. Returns how many.
+        """
         with self._cond:
             state = self._topics.get(topic)
             if state is None:
@@ -219,24 +231,27 @@ class MemoryQueue(Queue):
             chosen = list(state.dead) if ids is None else [i for i in ids if i in state.dead]
             for message_id in chosen:
                 del state.dead[message_id]
-                record = state.records[message_id]
-                record.attempts = 0
-                record.reason = ""
-                heapq.heappush(state.waiting, (now, int(message_id, 16), message_id))
-            if chosen:
+                then(state, message_id)
+            if chosen and wake:
                 self._cond.notify_all()
             return len(chosen)
 
+    def _requeue_dead(self, topic: str, ids: list[str] | None) -> int:
+        now = self.clock()
+
+        def requeue(state: _Topic, message_id: str) -> None:
+            record = state.records[message_id]
+            record.attempts = 0
+            record.reason = ""
+            heapq.heappush(state.waiting, (now, int(message_id, 16), message_id))
+
+        return self._take_dead(topic, ids, requeue, wake=True)
+
     def _purge_dead(self, topic: str, ids: list[str] | None) -> int:
-        with self._cond:
-            state = self._topics.get(topic)
-            if state is None:
-                return 0
-            chosen = list(state.dead) if ids is None else [i for i in ids if i in state.dead]
-            for message_id in chosen:
-                del state.dead[message_id]
-                del state.records[message_id]
-            return len(chosen)
+        def forget(state: _Topic, message_id: str) -> None:
+            del state.records[message_id]
+
+        return self._take_dead(topic, ids, forget)
 
     def _size(self, topic: str) -> int:
         now = self.clock()

@@ -17,15 +17,13 @@ Celery is imported here only, when the Celery dispatcher is first used.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping, Sequence
-from datetime import timedelta
 from typing import Any
 
 from toolkit_batteries.core.errors import MissingExtraError
 
 from ..base import seconds
 from .backoff import backoff_delay, max_attempts
-from .payload import encode
+from .dispatch import Args, Delay, Dispatcher, Kwargs
 from .registry import Job, JobRegistry, registry
 from .settings import JobsSettings
 
@@ -120,34 +118,23 @@ def _router(jobs: JobRegistry) -> Any:
     return route
 
 
-class CeleryDispatcher:
-    """Send job calls to Celery by task name."""
+class CeleryDispatcher(Dispatcher):
+    """Send job calls to Celery by task name (checked as the queue path checks them)."""
 
     def __init__(self, app: Any, *, jobs: JobRegistry | None = None) -> None:
+        super().__init__(jobs=jobs)
         self.app = app
-        self.jobs = jobs or registry
-        self._closed = False
 
     @classmethod
     def from_settings(cls, conf: JobsSettings) -> CeleryDispatcher:
         """Build the dispatcher and its app from ``TOOLKIT_JOBS``."""
         return cls(build_app(conf))
 
-    def dispatch(
-        self,
-        job: Job | str,
-        args: Sequence[Any] = (),
-        kwargs: Mapping[str, Any] | None = None,
-        *,
-        delay: float | timedelta | None = None,
-    ) -> str:
-        """Send task ``job.name`` to Celery queue ``job.queue``; return the task id."""
-        from .dispatch import DispatcherClosedError, resolve_job
+    def _send(self, target: Job, body: bytes, args: Args, kwargs: Kwargs, delay: Delay) -> str:
+        """Send task ``target.name`` to Celery queue ``target.queue``; return the task id.
 
-        if self._closed:
-            raise DispatcherClosedError("the job dispatcher is closed")
-        target = resolve_job(job, self.jobs)
-        encode(target.name, args, kwargs)  # the same JSON check as the queue path
+        Celery encodes the arguments itself; ``body`` only proved they are JSON.
+        """
         countdown = seconds(delay, "delay") or None
         result = self.app.send_task(
             target.name,
@@ -158,14 +145,9 @@ class CeleryDispatcher:
         )
         return str(result.id)
 
-    @property
-    def closed(self) -> bool:
-        """Tell whether :meth:`close` has run."""
-        return self._closed
-
     def close(self) -> None:
         """Refuse further dispatches and release the app's broker connections."""
-        self._closed = True
+        super().close()
         self.app.close()
 
     def __repr__(self) -> str:

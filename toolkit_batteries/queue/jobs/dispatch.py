@@ -18,7 +18,7 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import DispatcherClosedError
 from .payload import encode
@@ -42,24 +42,10 @@ __all__ = [
 #: Queue topics of jobs are ``jobs:<queue name>``.
 TOPIC_PREFIX = "jobs:"
 
-
-class Dispatcher(Protocol):
-    """What every dispatcher offers."""
-
-    def dispatch(
-        self,
-        job: Job | str,
-        args: Sequence[Any] = (),
-        kwargs: Mapping[str, Any] | None = None,
-        *,
-        delay: float | timedelta | None = None,
-    ) -> str:
-        """Send one call of ``job``; return its id."""
-        ...
-
-    def close(self) -> None:
-        """Stop accepting dispatches and release what the dispatcher holds."""
-        ...
+#: A call's positional and keyword arguments and its delay, as ``dispatch`` takes them.
+Args = Sequence[Any]
+Kwargs = Mapping[str, Any] | None
+Delay = float | timedelta | None
 
 
 def topic_for(queue_name: str) -> str:
@@ -76,11 +62,15 @@ def resolve_job(job: Job | str, jobs: JobRegistry | None = None) -> Job:
     raise TypeError("job must be a Job (from @job) or a registered job name")
 
 
-class QueueDispatcher:
-    """Push job calls onto a toolkit queue (any adapter)."""
+class Dispatcher:
+    """What every dispatcher offers, and the part they share.
 
-    def __init__(self, queue: Any, *, jobs: JobRegistry | None = None) -> None:
-        self.queue = queue
+    A call is checked the same way whatever carries it (the dispatcher is open, the job
+    is known, the arguments encode as JSON) before :meth:`_send` hands it to the queue
+    or to Celery; so a bad call fails alike under either ``TOOLKIT_JOBS["dispatcher"]``.
+    """
+
+    def __init__(self, *, jobs: JobRegistry | None = None) -> None:
         self.jobs = jobs or registry
         self._closed = False
 
@@ -92,12 +82,16 @@ class QueueDispatcher:
         *,
         delay: float | timedelta | None = None,
     ) -> str:
-        """Push one call of ``job`` onto topic ``jobs:<job.queue>``; return the message id."""
+        """Send one call of ``job``; return its id (the message's, or the Celery task's)."""
         if self._closed:
             raise DispatcherClosedError("the job dispatcher is closed")
         target = resolve_job(job, self.jobs)
         body = encode(target.name, args, kwargs)
-        return self.queue.push(topic_for(target.queue), body, delay=delay)
+        return self._send(target, body, args, kwargs, delay)
+
+    def _send(self, target: Job, body: bytes, args: Args, kwargs: Kwargs, delay: Delay) -> str:
+        """Hand the checked call over; ``body`` is its encoded form, the rest as given."""
+        raise NotImplementedError
 
     @property
     def closed(self) -> bool:
@@ -105,8 +99,23 @@ class QueueDispatcher:
         return self._closed
 
     def close(self) -> None:
-        """Refuse further dispatches; the queue itself belongs to the container."""
+        """Stop accepting dispatches and release what the dispatcher holds."""
         self._closed = True
+
+
+class QueueDispatcher(Dispatcher):
+    """Push job calls onto a toolkit queue (any adapter), topic ``jobs:<job.queue>``.
+
+    Closing it only refuses further dispatches: the queue belongs to the container.
+    """
+
+    def __init__(self, queue: Any, *, jobs: JobRegistry | None = None) -> None:
+        super().__init__(jobs=jobs)
+        self.queue = queue
+
+    def _send(self, target: Job, body: bytes, args: Args, kwargs: Kwargs, delay: Delay) -> str:
+        """Push the encoded call; return the message id."""
+        return self.queue.push(topic_for(target.queue), body, delay=delay)
 
     def __repr__(self) -> str:
         return f"<QueueDispatcher {self.queue!r}>"

@@ -72,6 +72,8 @@ def _unhide(text: str) -> str:
     return text
 
 
+#: Appended to a SQLite subquery so it is not flattened into its parent (see search_sql).
+_UNFLATTENED = " LIMIT -1 OFFSET 0"
 #: Characters of the highlighted text sent per row: before the first match, in all.
 _SLICE_BEFORE = 400
 _SLICE_LENGTH = 1600
@@ -174,6 +176,8 @@ def search_sql(
         )
         headline_params = [language, _HIDDEN, *tsq_params, _HEADLINE] if highlight else []
         snippet = _sliced("h.hl", dialect) if highlight else "''"
+        # The slice reads h.hl five times; OFFSET 0 keeps the LATERAL subquery from being
+        # pulled up, which would substitute (and run) ts_headline five times per row.
         sql = (
             f"SELECT d.doc_id, d.fields, d.filters, p.score, {snippet}, p.score, p.id "
             "FROM (SELECT r.id, r.score FROM (SELECT d.id, "
@@ -181,7 +185,7 @@ def search_sql(
             f"WHERE d.search_vector @@ {tsq} AND d.instance = %s AND d.index_name = %s"
             f"{where} OFFSET 0) r{keyset} ORDER BY r.score DESC, r.id LIMIT %s) p "
             f"JOIN {TABLE} d ON d.id = p.id, "
-            f"LATERAL (SELECT {headline} AS hl) h "
+            f"LATERAL (SELECT {headline} AS hl OFFSET 0) h "
             "ORDER BY p.score DESC, p.id"
         )
         params = [
@@ -210,6 +214,10 @@ def search_sql(
     )
     snippet_params = [HIGHLIGHT_START, HIGHLIGHT_END, query.fts5()] if highlight else []
     snippet = _sliced("p.hl", dialect) if highlight else "''"
+    # The slice reads p.hl five times. SQLite flattens a plain subquery into its parent,
+    # copying the highlight subquery (an FTS MATCH) into each read: five MATCHes per row.
+    # A subquery with an OFFSET is never flattened (it runs as a co-routine), so
+    # ``LIMIT -1 OFFSET 0`` (no limit, nothing skipped) computes the highlight once.
     sql = (
         f"SELECT p.doc_id, p.fields, p.filters, -p.rank, {snippet}, p.rank, p.id FROM ("
         f"SELECT d.doc_id, d.fields, d.filters, k.rank, k.id, {marked} AS hl FROM ("
@@ -217,7 +225,7 @@ def search_sql(
         f"FROM {FTS_TABLE} JOIN {TABLE} d ON d.id = {FTS_TABLE}.rowid "
         f"WHERE {FTS_TABLE} MATCH %s AND d.instance = %s AND d.index_name = %s{where}"
         f"{keyset} ORDER BY bm25({FTS_TABLE}), d.id LIMIT %s) k "
-        f"JOIN {TABLE} d ON d.id = k.id) p ORDER BY p.rank, p.id"
+        f"JOIN {TABLE} d ON d.id = k.id{_UNFLATTENED}) p ORDER BY p.rank, p.id"
     )
     params = [
         *snippet_params,

@@ -39,6 +39,7 @@ import re
 import stat
 import threading
 import time
+from types import SimpleNamespace
 from typing import Any, Self
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
@@ -47,7 +48,7 @@ from toolkit_batteries.core.errors import (
     MissingExtraError,
     ServiceUnavailableError,
 )
-from toolkit_batteries.core.outbound import OutboundBlockedError, check_url, provider
+from toolkit_batteries.core.outbound import OutboundBlockedError, provider
 from toolkit_batteries.core.tracing import traced
 
 from ..base import SecretAccessDeniedError, Secrets, SecretsError
@@ -98,16 +99,22 @@ def check_addr(
     link-local IP is refused here unless ``allow_private`` (other host names are checked
     after resolution, at connection time). The value is never echoed.
     """
-    if not (addr or "").strip():
-        raise _invalid("addr", "is required by the secretstore adapter", instance)
-    return check_url(
-        addr,
-        service="secrets",
-        field="addr",
-        instance=instance,
-        allow_insecure=allow_insecure,
-        allow_private=allow_private,
-    ).rstrip("/")
+    return _endpoint(
+        addr, allow_insecure=allow_insecure, allow_private=allow_private, instance=instance
+    ).url
+
+
+def _endpoint(
+    addr: str, *, allow_insecure: bool, allow_private: bool, instance: str
+) -> provider.Endpoint:
+    """Return the provider base's endpoint of ``addr`` (what its guarded session dials)."""
+    provider.required(
+        addr, service="secrets", field="addr", adapter="secretstore", instance=instance
+    )
+    rules = SimpleNamespace(allow_insecure=allow_insecure, allow_private=allow_private)
+    return provider.endpoint(
+        rules, service="secrets", default="", instance=instance, field="addr", url=addr
+    )
 
 
 def check_store_prefix(prefix: str, instance: str = "default") -> str:
@@ -184,12 +191,13 @@ class VaultSecrets(Secrets):
         self.instance = instance
         allow_insecure = bool(options.allow_insecure)
         allow_private = bool(options.allow_private)
-        self._addr = check_addr(
+        self._endpoint = _endpoint(
             options.addr,
             allow_insecure=allow_insecure,
             allow_private=allow_private,
             instance=instance,
         )
+        self._addr = self._endpoint.url
         self.prefix = check_store_prefix(options.prefix, instance)
         self.mount = check_mount(options.mount, instance)
         self._token_file = "" if options.token else (options.token_file or "").strip()
@@ -205,14 +213,6 @@ class VaultSecrets(Secrets):
             raise _invalid(
                 "token", "is required by the secretstore adapter (or token_file)", instance
             )
-        self._endpoint = provider.Endpoint(
-            self._addr,
-            "secrets",
-            "addr",
-            instance,
-            allow_insecure=allow_insecure,
-            allow_private=allow_private,
-        )
         provider.warn_relaxed(logger, self._endpoint)
         self._session = provider.requests_session(self._endpoint)
         self._client = hvac.Client(

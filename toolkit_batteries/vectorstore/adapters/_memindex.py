@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import FilterValue, Match
+from ..base import Match, Query
 
 __all__ = ["MAX_BYTES", "MemoryIndex"]
 
@@ -82,19 +82,12 @@ class MemoryIndex:
         self._copies: OrderedDict[str, _Copy] = OrderedDict()
         self._lock = threading.Lock()
 
-    def search(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match] | None:
+    def search(self, query: Query) -> list[Match] | None:
         """Return the exact top ``k``, or ``None`` when the namespace is too big to copy."""
-        copy = self._current(namespace)
+        copy = self._current(query.namespace)
         if copy is None:
             return None
-        return _search(copy, vector, k, metric, filter)
+        return _search(copy, query)
 
     def _current(self, namespace: str) -> _Copy | None:
         conn = self._connection()
@@ -180,19 +173,14 @@ def _build(
     return _Copy(version, purged, positions, ids, matrix, np.sqrt(squares), squares, metadata)
 
 
-def _search(
-    copy: _Copy,
-    vector: tuple[float, ...],
-    k: int,
-    metric: str,
-    filter: dict[str, FilterValue],
-) -> list[Match]:
+def _search(copy: _Copy, search: Query) -> list[Match]:
     """Return the exact top ``k`` among the rows ``filter`` keeps.
 
     The filter is a mask applied before any distance is computed: a row it excludes is
     never a candidate, whatever the distances come to (never a sentinel distance, which
     an overflowing query could reach for the kept rows too).
     """
+    _namespace, vector, k, metric, filter = search
     if filter:
         keep = np.fromiter(
             (

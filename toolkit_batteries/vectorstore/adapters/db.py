@@ -43,8 +43,8 @@ from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.core.tracing import traced
 
 from ..base import (
-    FilterValue,
     Match,
+    Query,
     QueryTuning,
     Record,
     VectorStore,
@@ -394,34 +394,18 @@ class DBVectorStore(VectorStore):
             self.database.execute(f"ANALYZE {TABLE}")
         return self.index_name
 
-    def _query_tuned(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-        tuning: QueryTuning,
-    ) -> list[Match]:
+    def _query_tuned(self, query: Query, tuning: QueryTuning) -> list[Match]:
         """Query through the approximate index when it serves this query, else exactly."""
         if (
             self.kind != "pgvector"
             or tuning.exact
             or self.index == "none"
-            or metric != self.index_metric
+            or query.metric != self.index_metric
         ):
-            return self._query(namespace, vector, k, metric, filter)
-        return self._query_approximate(namespace, vector, k, metric, filter, tuning)
+            return self._query(query)
+        return self._query_approximate(query, tuning)
 
-    def _query_approximate(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-        tuning: QueryTuning,
-    ) -> list[Match]:
+    def _query_approximate(self, query: Query, tuning: QueryTuning) -> list[Match]:
         """Order by the index's own expression, with its knobs ``SET LOCAL`` for this query.
 
         The inner query's ``ORDER BY`` is the indexed expression (so the planner can walk
@@ -431,6 +415,7 @@ class DBVectorStore(VectorStore):
         """
         from django.db import transaction
 
+        namespace, vector, k, metric, filter = query
         dimension = int(self.dimension)
         cast = f"::vector({dimension})"
         operator = _OPERATOR[metric]
@@ -463,28 +448,15 @@ class DBVectorStore(VectorStore):
 
     # ------------------------------------------------------------------ exact search
 
-    def _query(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _query(self, query: Query) -> list[Match]:
         if self._postgres:
-            return self._query_postgres(namespace, vector, k, metric, filter)
+            return self._query_postgres(query)
         if self._reader is not None and not self.database.django_connection.in_atomic_block:
-            return self._query_sqlite_vec(namespace, vector, k, metric, filter)
-        return self._query_python(namespace, vector, k, metric, filter)
+            return self._query_sqlite_vec(query)
+        return self._query_python(query)
 
-    def _query_postgres(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _query_postgres(self, query: Query) -> list[Match]:
+        namespace, vector, k, metric, filter = query
         expression = _PG_DISTANCE[self.kind][metric].format(q="%s", n="%s")
         params: list[Any] = [self._stored(vector)]
         if "{n}" in _PG_DISTANCE[self.kind][metric]:
@@ -503,23 +475,16 @@ class DBVectorStore(VectorStore):
             rows = self.database.fetch_all(sql, params)
         return [Match(key, float(found), _json(meta)) for key, found, meta in rows]
 
-    def _query_sqlite_vec(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _query_sqlite_vec(self, query: Query) -> list[Match]:
         assert self._reader is not None
         import sqlean
 
         try:
             if self._index is not None:
-                found = self._index.search(namespace, vector, k, metric, filter)
+                found = self._index.search(query)
                 if found is not None:
                     return found
-            return self._scan_sqlite_vec(namespace, vector, k, metric, filter)
+            return self._scan_sqlite_vec(query)
         except sqlean.Error as exc:  # locked past the timeout, file gone, disk error
             raise ServiceUnavailableError(
                 self.service_name,
@@ -527,14 +492,8 @@ class DBVectorStore(VectorStore):
                 instance=self.instance,
             ) from None
 
-    def _scan_sqlite_vec(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _scan_sqlite_vec(self, query: Query) -> list[Match]:
+        namespace, vector, k, metric, filter = query
         assert self._reader is not None
         params: list[Any] = [pack(vector)]
         if metric == "ip":
@@ -552,14 +511,8 @@ class DBVectorStore(VectorStore):
         rows = self._reader.fetch_all(sql, params)
         return [Match(key, float(found), _json(meta)) for key, found, meta in rows]
 
-    def _query_python(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _query_python(self, query: Query) -> list[Match]:
+        namespace, vector, k, metric, filter = query
         where = "store = %s AND namespace = %s AND dimension = %s"
         params: list[Any] = [self.instance, namespace, self.dimension]
         for key, value in filter.items():

@@ -35,7 +35,7 @@ from toolkit_batteries.core.errors import (
 )
 from toolkit_batteries.core.tracing import traced
 
-from ..base import DimensionMismatchError, FilterValue, Match, Record, VectorStore
+from ..base import DimensionMismatchError, Match, Query, Record, VectorStore
 
 try:
     from qdrant_client import QdrantClient, models
@@ -198,14 +198,8 @@ class QdrantVectorStore(VectorStore):
             for point in self._retrieve(namespace, ids, vectors=True)
         ]
 
-    def _query(
-        self,
-        namespace: str,
-        vector: tuple[float, ...],
-        k: int,
-        metric: str,
-        filter: dict[str, FilterValue],
-    ) -> list[Match]:
+    def _query(self, query: Query) -> list[Match]:
+        namespace, vector, k, metric, filter = query
         if not self._exists(namespace):
             return []
         conditions: list[Any] = []

@@ -22,8 +22,9 @@ import os
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError
 
+from toolkit_batteries.core.commands import RunnerCommand
 from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
 from toolkit_batteries.queue.worker_args import add_worker_arguments
 
@@ -32,15 +33,11 @@ EXIT_INVALID = 3
 EXIT_UNREACHABLE = 5
 
 
-class Command(BaseCommand):
+class Command(RunnerCommand):
     """Run the job worker."""
 
     help = "Run queued jobs until stopped (SIGTERM/SIGINT finish the current jobs first)."
-    requires_system_checks: list[str] = []
-
-    def add_arguments(self, parser: CommandParser) -> None:
-        """Add the worker's flags (shared with ``toolkit queue:work``)."""
-        add_worker_arguments(parser)
+    flags = add_worker_arguments
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Load the settings and the jobs, then work (or hand over to Celery)."""
@@ -140,12 +137,8 @@ class Command(BaseCommand):
 
         bounded = options["once"] or options["max_jobs"] or options["stop_when_empty"]
 
-        def log(line: str) -> None:
-            self.stdout.write(line)
-            self.stdout.flush()
-
         supervisor = Supervisor(
-            argv, count=options["concurrency"], env=env, restart=not bounded, log=log
+            argv, count=options["concurrency"], env=env, restart=not bounded, log=self.say
         )
         if supervisor.run() != 0:
             reason = "kept failing" if supervisor.gave_up else "failed"

@@ -17,30 +17,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-
+from toolkit_batteries.core.commands import RunnerCommand, exit_codes
 from toolkit_batteries.scheduler.run_args import add_flags
 
 
-class Command(BaseCommand):
+class Command(RunnerCommand):
     """Run the scheduler."""
 
     help = "Dispatch the project's cron schedules as queue jobs (--list, --once, or a loop)."
-    requires_system_checks: list[str] = []
-
-    def add_arguments(self, parser: CommandParser) -> None:
-        """Add ``--once``, ``--list`` and ``--tick``."""
-        add_flags(parser)
+    flags = add_flags  # --once, --list and --tick
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Run the shared runner, mapping its failures to the CLI's exit codes."""
         from toolkit_batteries.scheduler.runner import RunError, execute
 
-        def say(line: str) -> None:
-            self.stdout.write(line)
-            self.stdout.flush()
-
-        try:
-            execute(say, list_only=options["list"], once=options["once"], tick=options["tick"])
-        except RunError as exc:
-            raise CommandError(str(exc), returncode=exc.exit_code) from None
+        with exit_codes(RunError):
+            execute(self.say, list_only=options["list"], once=options["once"], tick=options["tick"])

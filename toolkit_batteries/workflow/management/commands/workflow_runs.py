@@ -19,7 +19,6 @@ invalid configuration.
 
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import asdict
 from datetime import datetime
@@ -27,6 +26,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from toolkit_batteries.core.argtypes import duration_seconds
 from toolkit_batteries.core.errors import ConfigurationError
 
 
@@ -37,19 +37,6 @@ def _json_arg(text: str | None, flag: str) -> Any:
         return json.loads(text)
     except ValueError:
         raise CommandError(f"{flag} is not valid JSON", returncode=2) from None
-
-
-def _duration(text: str) -> float:
-    """Parse ``--older-than``: ``"168h"``, ``"30m"`` or seconds."""
-    from toolkit_batteries.core.options import parse_duration
-
-    try:
-        seconds = parse_duration(text).total_seconds()
-    except ValueError:
-        raise argparse.ArgumentTypeError('must be a duration such as "168h" or "30m"') from None
-    if seconds < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return seconds
 
 
 def _default(value: Any) -> Any:
@@ -81,7 +68,7 @@ class Command(BaseCommand):
         signal.add_argument("--payload", default=None, help="the payload, as JSON")
         sub.add_parser("recover", help="queue a step job for every claimable run")
         purge = sub.add_parser("purge", help="delete finished runs idle for --older-than")
-        purge.add_argument("--older-than", type=_duration, required=True, metavar="DURATION")
+        purge.add_argument("--older-than", type=duration_seconds, required=True, metavar="DURATION")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from toolkit_batteries import services

@@ -1,0 +1,32 @@
+"""The errors of the permission battery, in one module.
+
+The modules that defined them before re-import them, so old import paths keep working.
+"""
+
+from __future__ import annotations
+
+from toolkit_batteries.core.errors import ConfigurationError, ToolkitError
+
+__all__ = [
+    "PermissionActionMissingError",
+    "PermissionDeniedError",
+]
+
+
+class PermissionDeniedError(ToolkitError):
+    """The subject may not perform the action; HTTP layers answer ``403``.
+
+    The message names the action, never the subject's roles or the resource.
+    """
+
+    code = "permission_denied"
+
+    def __init__(self, action: str) -> None:
+        self.action = action
+        super().__init__(f'permission denied for action "{action}"')
+
+
+class PermissionActionMissingError(ConfigurationError):
+    """A view guarded by :class:`HasPermission` names no action for a request."""
+
+    code = "invalid_configuration"

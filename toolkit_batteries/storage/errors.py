@@ -1,0 +1,39 @@
+"""The errors of the storage battery, in one module.
+
+The modules that defined them before re-import them, so old import paths keep working.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import SuspiciousFileOperation
+
+from toolkit_batteries.core.errors import ToolkitError
+
+__all__ = [
+    "AccessDeniedError",
+    "InvalidKeyError",
+    "PolicySyncError",
+]
+
+
+class PolicySyncError(ToolkitError):
+    """Pushing the access policy to the store failed (``sync_fail: require``)."""
+
+    code = "failed_precondition"
+
+
+class AccessDeniedError(ToolkitError, PermissionError):
+    """The access policy refuses the operation to the subject."""
+
+    code = "permission_denied"
+
+    def __init__(self, bucket: str, operation: str) -> None:
+        self.bucket = bucket
+        self.operation = operation
+        super().__init__(f'storage: the access policy refuses "{operation}" in bucket "{bucket}"')
+
+
+class InvalidKeyError(ToolkitError, SuspiciousFileOperation):
+    """A key or bucket name breaks the storage rules (traversal, absolute, NUL, ...)."""
+
+    code = "invalid_argument"
