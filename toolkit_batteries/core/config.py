@@ -8,7 +8,9 @@ fails with a "did you mean"). The environment then overlays single fields
 (``CACHE__DEFAULT__MAX_ENTRIES``, see :mod:`.env`) best effort. Third-party services live
 under ``TOOLKIT["plugins"]`` as strict envelopes whose options pass through raw.
 
-Nothing here ever formats an option value into an error or a log line, and
+The shape of ``settings.TOOLKIT`` (blocks, instances, envelopes) is read by
+:mod:`.config_blocks`; this module decodes and layers the values. Nothing here ever
+formats an option value into an error or a log line, and
 :meth:`Config.redacted_services` is the display path for the resolved configuration.
 """
 
@@ -23,15 +25,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalog
+from .config_blocks import (
+    _SERVICE_NAMES,
+    _SERVICES_BY_FOLDED,
+    DEFAULT_INSTANCE,
+    PLUGINS_KEY,
+    _Block,
+    _plugin_error,
+    _Problems,
+    _service_blocks,
+    _split_plugins,
+    _split_top_level,
+)
+from .config_blocks import ENVELOPE_KEYS as ENVELOPE_KEYS
 from .env import EnvLayer, EnvValue, InstanceEnv, read_environ
 from .errors import (
     ConfigurationError,
-    DispatcherRequiredError,
     InvalidOptionsError,
-    UnknownFieldError,
     UnknownInstanceError,
     UnknownServiceError,
-    did_you_mean,
 )
 from .options import (
     Where,
@@ -48,18 +60,10 @@ __all__ = ["Config", "PluginConfig", "ServiceConfig"]
 
 logger = logging.getLogger("toolkit.config")
 
-DEFAULT_INSTANCE = "default"
-PLUGINS_KEY = "plugins"
-#: The only keys of an ``{adapter, options}`` envelope.
-ENVELOPE_KEYS = ("adapter", "options")
 #: The source named in errors about values that came from settings.
 SETTINGS_SOURCE = "settings.TOOLKIT"
 #: The key of :attr:`ServiceConfig.sources` for the adapter (options may be named "adapter").
 ADAPTER_SOURCE = "@adapter"
-
-_SERVICES_BY_FOLDED: dict[str, str] = {normalize(name): name for name in catalog.SERVICES}
-_SERVICE_NAMES: tuple[str, ...] = tuple(sorted(catalog.SERVICES))
-_TOP_LEVEL_NAMES: tuple[str, ...] = (*_SERVICE_NAMES, PLUGINS_KEY)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -102,81 +106,6 @@ class PluginConfig:
             f"PluginConfig(name={self.name!r}, instance={self.instance!r}, "
             f"adapter={redact_string(self.adapter)!r}, options={redact(self.options)!r})"
         )
-
-
-# --------------------------------------------------------------------------- settings shapes
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """One instance's settings envelope, not yet decoded."""
-
-    name: str
-    adapter: Any = None
-    options: Any = None
-    has_options: bool = False
-
-
-class _Problems:
-    """Errors gathered while resolving, each with the (name, instance) it sorts by."""
-
-    __slots__ = ("items",)
-
-    def __init__(self) -> None:
-        self.items: list[tuple[tuple[str, str], int, ConfigurationError]] = []
-
-    def add(self, name: str, instance: str, error: ConfigurationError) -> None:
-        self.items.append(((name, instance), len(self.items), error))
-
-    def sorted(self) -> list[ConfigurationError]:
-        return [error for _key, _seq, error in sorted(self.items, key=lambda i: i[:2])]
-
-
-def _is_envelope(block: Mapping[str, Any]) -> bool:
-    """Tell an ``{adapter, options}`` envelope from a map of instances."""
-    return any(normalize(str(key)) in ENVELOPE_KEYS for key in block)
-
-
-def _envelope(block: Any, instance: str, fail: Any) -> _Block:
-    """Check an envelope's keys; ``fail(key_or_None, reason)`` builds the error to raise."""
-    if block is None:
-        return _Block(instance)
-    if not isinstance(block, Mapping):
-        raise fail(None, 'expected an {"adapter", "options"} mapping')
-    found: dict[str, Any] = {}
-    for key, value in block.items():
-        folded = normalize(str(key))
-        if folded not in ENVELOPE_KEYS:
-            raise fail(str(key), "")
-        if folded in found:
-            raise fail(None, f'"{folded}" is given twice')
-        found[folded] = value
-    return _Block(instance, found.get("adapter"), found.get("options"), "options" in found)
-
-
-def _instance_blocks(block: Any, fail_for: Any) -> list[_Block]:
-    """Split a service or plugin block into its instances' envelopes.
-
-    A block with an ``adapter`` or ``options`` key is the ``default`` instance; any other
-    mapping maps instance names to envelopes; an empty block is the ``default`` instance.
-    """
-    if block is None or (isinstance(block, Mapping) and not block):
-        return [_Block(DEFAULT_INSTANCE)]
-    if not isinstance(block, Mapping):
-        raise fail_for(DEFAULT_INSTANCE)(None, "expected a mapping")
-    if _is_envelope(block):
-        return [_envelope(block, DEFAULT_INSTANCE, fail_for(DEFAULT_INSTANCE))]
-    blocks: dict[str, _Block] = {}
-    for name, envelope in block.items():
-        if not isinstance(name, str) or not name.strip():
-            raise fail_for("")(None, "instance names must be non-empty strings")
-        folded = normalize(name)
-        if folded == DEFAULT_INSTANCE:
-            name = DEFAULT_INSTANCE
-        if folded in blocks:
-            raise fail_for(name)(None, f'instance "{name}" is given twice')
-        blocks[folded] = _envelope(envelope, name, fail_for(name))
-    return list(blocks.values())
 
 
 # --------------------------------------------------------------------------- building
@@ -380,100 +309,6 @@ class _Resolved:
     env: EnvLayer
 
 
-def _split_top_level(
-    settings: Mapping[str, Any], problems: _Problems
-) -> tuple[dict[str, Any], Any]:
-    blocks: dict[str, Any] = {}
-    plugins: Any = None
-    seen: dict[str, str] = {}
-    for key, block in settings.items():
-        text = str(key)
-        folded = normalize(text)
-        if folded == PLUGINS_KEY:
-            name = PLUGINS_KEY
-        else:
-            name = _SERVICES_BY_FOLDED.get(folded, "")
-            if not name:
-                problems.add(text, "", UnknownServiceError(text, _TOP_LEVEL_NAMES))
-                continue
-        if name in seen:
-            problems.add(
-                name, "", ConfigurationError(f'TOOLKIT: "{name}" is given twice ("{seen[name]}")')
-            )
-            continue
-        seen[name] = text
-        if name == PLUGINS_KEY:
-            plugins = block
-        else:
-            blocks[name] = block
-    return blocks, plugins
-
-
-def _plugin_error(name: str, instance: str, message: str) -> ConfigurationError:
-    return ConfigurationError(
-        f"plugins.{name}.{instance}: {message}" if instance else f"plugins.{name}: {message}"
-    )
-
-
-def _split_plugins(raw: Any, problems: _Problems) -> dict[str, list[_Block]]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        problems.add(
-            PLUGINS_KEY,
-            "",
-            ConfigurationError("TOOLKIT: plugins must map plugin names to {adapter, options}"),
-        )
-        return {}
-    plugins: dict[str, list[_Block]] = {}
-    folded_names: dict[str, str] = {}
-    for name, block in raw.items():
-        label = f"{PLUGINS_KEY}.{name}"
-        if not isinstance(name, str) or not name.strip():
-            problems.add(
-                PLUGINS_KEY,
-                "",
-                ConfigurationError("TOOLKIT: plugin names must be non-empty strings"),
-            )
-            continue
-        folded = normalize(name)
-        if folded in _SERVICES_BY_FOLDED:
-            service = _SERVICES_BY_FOLDED[folded]
-            problems.add(
-                label,
-                "",
-                _plugin_error(
-                    name,
-                    "",
-                    f'"{name}" is a built-in service; configure it as TOOLKIT["{service}"]',
-                ),
-            )
-            continue
-        if folded in folded_names:
-            problems.add(
-                label, "", _plugin_error(name, "", f'is given twice ("{folded_names[folded]}")')
-            )
-            continue
-        folded_names[folded] = name
-
-        def fail_for(instance: str, name: str = name) -> Any:
-            def fail(key: str | None, reason: str) -> ConfigurationError:
-                if key is not None:
-                    reason = (
-                        f'unknown key "{key}"{did_you_mean(key, ENVELOPE_KEYS)}; '
-                        'a plugin block holds only "adapter" and "options"'
-                    )
-                return _plugin_error(name, instance, reason)
-
-            return fail
-
-        try:
-            plugins[name] = _instance_blocks(block, fail_for)
-        except ConfigurationError as exc:
-            problems.add(label, "", exc)
-    return plugins
-
-
 def _build_plugin(name: str, block: _Block, env: InstanceEnv | None) -> PluginConfig:
     adapter = block.adapter
     if adapter is not None and not isinstance(adapter, str):
@@ -538,35 +373,6 @@ def _resolve(settings: Mapping[str, Any] | None, environ: Mapping[str, str] | No
                 problems.add(f"{PLUGINS_KEY}.{name}", block.name, exc)
         plugins[name] = built_plugins
     return _Resolved(services, plugins, problems, env)
-
-
-def _service_blocks(service: str, block: Any, problems: _Problems) -> dict[str, _Block] | None:
-    """Return the folded instance name -> envelope of a service, ``default`` included."""
-
-    def fail_for(instance: str) -> Any:
-        def fail(key: str | None, reason: str) -> ConfigurationError:
-            if key is not None:
-                return UnknownFieldError(service, key, ENVELOPE_KEYS, instance=instance)
-            return ConfigurationError(
-                f"{service}.{instance}: {reason}" if instance else f"{service}: {reason}"
-            )
-
-        return fail
-
-    try:
-        blocks = _instance_blocks(block, fail_for)
-    except ConfigurationError as exc:
-        problems.add(service, "", exc)
-        return None
-    result: dict[str, _Block] = {}
-    for item in blocks:
-        if service == "scheduler" and item.has_options:
-            problems.add(service, item.name, DispatcherRequiredError(item.name))
-            continue
-        result[normalize(item.name)] = item
-    if DEFAULT_INSTANCE not in result:
-        result[DEFAULT_INSTANCE] = _Block(DEFAULT_INSTANCE)
-    return result
 
 
 # --------------------------------------------------------------------------- the config

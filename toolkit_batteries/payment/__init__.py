@@ -14,8 +14,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
     base=(
         "IdempotencyKeyReusedError InvalidPaymentError OperationInProgressError Payment "
         "PaymentError PaymentNotFoundError PaymentNotSupportedError PaymentProviderError "
-        "WebhookEvent WebhookPayloadError WebhookTooLargeError"
+        "WebhookPayloadError WebhookTooLargeError"
     ),
     signatures="WebhookSignatureError",
     states="IllegalTransitionError PaymentState",
+    values="WebhookEvent",
 )

@@ -11,9 +11,9 @@ from .base import PaymentError as PaymentError
 from .base import PaymentNotFoundError as PaymentNotFoundError
 from .base import PaymentNotSupportedError as PaymentNotSupportedError
 from .base import PaymentProviderError as PaymentProviderError
-from .base import WebhookEvent as WebhookEvent
 from .base import WebhookPayloadError as WebhookPayloadError
 from .base import WebhookTooLargeError as WebhookTooLargeError
 from .signatures import WebhookSignatureError as WebhookSignatureError
 from .states import IllegalTransitionError as IllegalTransitionError
 from .states import PaymentState as PaymentState
+from .values import WebhookEvent as WebhookEvent

@@ -18,24 +18,22 @@ same key returns the same refund without calling the provider again.
 Adapters implement the primitives (``_create``, ``_retrieve``, ``_capture``,
 ``_cancel``, ``_refund``, ``_parse_event`` and, for a signed scheme, set
 ``signature_scheme``); this class validates arguments, writes rows, enforces the state
-machine, bounds and verifies webhooks once for all of them.
+machine, bounds and verifies webhooks once for all of them. The webhook half lives in
+:mod:`.webhooks` (these methods delegate there); the values adapters return, in
+:mod:`.values`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.webhook_signatures import header_value
 
+from . import webhooks
 from .errors import (
     IdempotencyKeyReusedError,
     InvalidPaymentError,
@@ -47,8 +45,10 @@ from .errors import (
     WebhookPayloadError,
     WebhookTooLargeError,
 )
-from .signatures import Scheme, verify
+from .signatures import Scheme
 from .states import IllegalTransitionError, PaymentState, check_transition
+from .values import ProviderPayment, ProviderRefund, WebhookEvent, _digest
+from .webhooks import EVENT_TTL as EVENT_TTL
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.adapter import OpenContext
@@ -77,73 +77,10 @@ __all__ = [
 DEFAULT_MAX_WEBHOOK_BYTES = 1024 * 1024
 #: Largest accepted drift of a webhook's signed timestamp, in seconds (``webhook_tolerance``).
 DEFAULT_WEBHOOK_TOLERANCE = 300.0
-#: Seconds a webhook event id stays reserved (providers retry for up to three days).
-EVENT_TTL = 4 * 24 * 3600.0
 #: Largest amount accepted, in minor units (the providers' own bound is 99,999,999.99).
 MAX_AMOUNT = 99_999_999_999
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
 _REFUNDABLE = (PaymentState.SUCCEEDED, PaymentState.PARTIALLY_REFUNDED)
-
-
-# ---------------------------------------------------------------------------- errors
-
-
-# ---------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True)
-class ProviderPayment:
-    """What an adapter learned of a payment from its provider."""
-
-    provider_id: str
-    state: PaymentState
-    provider_status: str = ""
-    #: ``payment_a``: the PaymentIntent's client secret, for the browser; never stored.
-    client_secret: str = field(default="", repr=False)
-    #: ``payment_b``: the hosted checkout URL; never stored.
-    checkout_url: str = ""
-    #: Non-secret details the adapter needs later (stored on the row).
-    provider_data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ProviderRefund:
-    """What an adapter learned of a refund from its provider."""
-
-    provider_id: str
-    #: ``pending``, ``succeeded`` or ``failed``.
-    status: str
-
-
-@dataclass(frozen=True)
-class WebhookEvent:
-    """A verified webhook, as the battery understood it.
-
-    ``state`` is the payment state the event reports (``None`` when it reports none);
-    ``amount_refunded`` the provider's running refunded total when the event carries it;
-    ``refund_id``/``refund_status``/``refund_amount`` a refund and its new status
-    (``provider_id`` then names the refunded payment when the event says). After
-    :meth:`Payment.handle_webhook`, ``payment`` is the row it concerned (``None`` when
-    unknown), ``applied`` tells whether the row changed, ``note`` why not.
-    """
-
-    id: str
-    type: str
-    provider_id: str = ""
-    state: PaymentState | None = None
-    amount_refunded: int | None = None
-    refund_id: str = ""
-    refund_status: str = ""
-    #: A refund event's amount in minor units, when the event carries it.
-    refund_amount: int | None = None
-    data: dict[str, Any] = field(default_factory=dict, repr=False)
-    payment: Any = field(default=None, repr=False)
-    applied: bool = False
-    note: str = ""
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # ---------------------------------------------------------------------------- the service
@@ -453,32 +390,7 @@ class Payment(Service):
         of its headers. The size is checked before anything reads the body, the
         signature before it is parsed.
         """
-        if not isinstance(body, bytes | bytearray | memoryview):
-            raise TypeError("body must be the raw request bytes")
-        raw = bytes(body)
-        if len(raw) > self.max_webhook_bytes:
-            raise WebhookTooLargeError(self.instance, self.max_webhook_bytes)
-        scheme = self.signature_scheme
-        if scheme is not None:
-            verify(
-                scheme,
-                header_value(headers, scheme.header),
-                raw,
-                self._webhook_secret,
-                tolerance=self.webhook_tolerance,
-                now=self.clock,
-                instance=self.instance,
-            )
-        try:
-            payload = json.loads(raw)
-        except (UnicodeDecodeError, ValueError):
-            raise WebhookPayloadError(self.instance, "is not JSON") from None
-        if not isinstance(payload, dict):
-            raise WebhookPayloadError(self.instance, "is not a JSON object")
-        try:
-            return self._parse_event(payload)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            raise WebhookPayloadError(self.instance, "does not have the provider's shape") from None
+        return webhooks.verify_webhook(self, body, headers)
 
     def handle_webhook(self, body: bytes, headers: Any) -> WebhookEvent:
         """Verify a webhook (:meth:`verify_webhook`) and apply it, once per event id.
@@ -490,52 +402,7 @@ class Payment(Service):
         An event that would break the state machine (a stale or out-of-order delivery)
         changes nothing and comes back with ``applied=False`` and a ``note``.
         """
-        event = self.verify_webhook(body, headers)
-        reservation = None
-        if self.idempotency is not None and event.id:
-            key = f"payment:event:{_digest(f'{self.instance}:{event.id}')}"
-            reservation = self.idempotency.reserve(key, EVENT_TTL)
-            if not reservation.owned:
-                return dataclasses.replace(event, note="duplicate: this event was already applied")
-        try:
-            outcome = self._apply_event(event)
-        except BaseException:
-            if reservation is not None:
-                reservation.release()
-            raise
-        if reservation is not None:
-            if outcome.payment is None:
-                reservation.release()  # nothing of ours: a later resend may still apply
-            else:
-                reservation.commit({"applied": outcome.applied})
-        return outcome
-
-    def _apply_event(self, event: WebhookEvent) -> WebhookEvent:
-        """Apply a verified event to this instance's rows (see :meth:`handle_webhook`)."""
-        record = self.find(event.provider_id)
-        if event.refund_id:
-            before = record.updated_at if record is not None else None
-            updated = self._apply_refund_event(event, record)
-            if updated is None:
-                return dataclasses.replace(event, note="no refund of this instance has that id")
-            return dataclasses.replace(event, payment=updated, applied=updated.updated_at != before)
-        if not event.provider_id:
-            return event
-        if record is None:
-            return dataclasses.replace(event, note="no payment of this instance has that id")
-        if event.state is None and event.amount_refunded is None:
-            return dataclasses.replace(event, payment=record)
-        try:
-            if event.amount_refunded is not None:
-                updated = self._apply_refunded_total(record.id, event.amount_refunded)
-            else:
-                assert event.state is not None
-                updated = self._apply(record.id, event.state)
-        except IllegalTransitionError as exc:
-            return dataclasses.replace(event, payment=record, note=f"ignored: {exc}")
-        return dataclasses.replace(
-            event, payment=updated, applied=updated.updated_at != record.updated_at
-        )
+        return webhooks.handle_webhook(self, body, headers)
 
     # ------------------------------------------------------------------ internals
 
@@ -748,54 +615,6 @@ class Payment(Service):
                 refund.save(using=self.database.alias)
             self._settle_refunded(row, now)
             return str(refund.id)
-
-    def _apply_refund_event(self, event: WebhookEvent, record: PaymentRecord | None) -> Any:
-        """Record a refund webhook (upsert by refund id); return the payment row or ``None``.
-
-        A refund this instance does not know yet is recorded when the event carries its
-        amount and names one of this instance's payments (a refund made elsewhere, or
-        one whose local write has not happened yet); otherwise only a known refund's
-        status moves. Refund rows of other instances are never looked at.
-        """
-        from django.db import transaction
-        from django.utils import timezone
-
-        from .models import RefundRecord
-
-        status = event.refund_status
-        if status and status not in RefundRecord.Status.values:
-            status = ""
-        alias = self.database.alias
-        with transaction.atomic(using=alias):
-            if record is None:
-                known = self._refund_rows().filter(provider_id=event.refund_id).first()
-                if known is None:
-                    return None
-                record = known.payment
-            row = self._rows().select_for_update().get(pk=record.pk)
-            now = timezone.now()
-            refund = (
-                RefundRecord.objects.using(alias)
-                .filter(payment_id=row.pk, provider_id=event.refund_id)
-                .first()
-            )
-            if refund is None:
-                if event.refund_amount is None or event.refund_amount <= 0:
-                    return row
-                RefundRecord(
-                    payment=row,
-                    provider_id=event.refund_id,
-                    amount=min(int(event.refund_amount), row.amount),
-                    status=status or RefundRecord.Status.PENDING,
-                    created_at=now,
-                    updated_at=now,
-                ).save(using=alias, force_insert=True)
-            elif status and status != refund.status:
-                refund.status = status
-                refund.updated_at = now
-                refund.save(using=alias, update_fields=["status", "updated_at"])
-            self._settle_refunded(row, now)
-            return row
 
     def _check_amount(self, amount: Any) -> int:
         if isinstance(amount, bool) or not isinstance(amount, int):

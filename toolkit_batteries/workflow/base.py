@@ -19,7 +19,8 @@ calls. For one run it:
    completed steps, last first, each one a job of its own too).
 
 Adapters implement a dozen storage primitives (``_insert``, ``_claim``, ``_update``,
-...); everything above is written once, here.
+...); everything above is written once, here, and in :mod:`.compensation` (the undoing
+half, functions of a :class:`Workflow`); :mod:`.runstate` holds what both halves share.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError
-from toolkit_batteries.core.redaction import redact_string
 
+from .compensation import begin_compensation, compensate, compensate_cancelled_step
 from .definition import (
     StepContext,
     UnknownWorkflowError,
@@ -56,6 +57,8 @@ from .records import (
     RunStatus,
     StepRecord,
 )
+from .runstate import MAX_ERROR as MAX_ERROR
+from .runstate import _LeaseLost, _reason, _released, max_attempts
 from .signals import step_recorded
 
 __all__ = [
@@ -74,8 +77,6 @@ _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 _SIGNAL = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
 #: Longest namespace the ``namespace`` column holds.
 MAX_NAMESPACE = 64
-#: Longest error text kept on a run or step.
-MAX_ERROR = 2000
 
 #: Where a run stands: (current step index, compensating?). Step jobs carry it.
 Position = tuple[int, bool] | None
@@ -83,13 +84,6 @@ Position = tuple[int, bool] | None
 _engines: weakref.WeakValueDictionary[str, Workflow] = weakref.WeakValueDictionary()
 #: Reads a cancel makes while steps keep committing under it, before it answers False.
 _CANCEL_ROUNDS = 20
-#: Step records a compensation still has to undo: completed ones, and ones whose
-#: compensation failed for good (``resume()`` retries those).
-_TO_UNDO = ("completed", "compensation_failed")
-
-
-class _LeaseLost(Exception):
-    """Another worker owns the run now; roll this step back."""
 
 
 def engine_for(instance: str, token: str = "") -> Workflow:
@@ -107,20 +101,6 @@ def _json(value: Any, what: str) -> None:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
         raise TypeError(f"workflow: {what} must be a JSON value") from None
-
-
-def _reason(exc: BaseException) -> str:
-    return redact_string(f"{type(exc).__name__}: {exc}")[:MAX_ERROR]
-
-
-def max_attempts(policy: Any) -> int:
-    """Return the attempts a retry policy allows, the first included (<= 0 means 1)."""
-    attempts = int(policy.max_attempts)
-    return attempts if attempts > 0 else 1
-
-
-def _released(now: float, **changes: Any) -> dict[str, Any]:
-    return {"lease_owner": "", "lease_until": 0.0, "updated_at": now, **changes}
 
 
 class Workflow(Service):
@@ -464,10 +444,10 @@ class Workflow(Service):
         if claimed.workflow != found.name:
             found = definition(claimed.workflow)
         if claimed.status == RunStatus.COMPENSATING:
-            return self._compensate(found, claimed, owner)
+            return compensate(self, found, claimed, owner)
         if claimed.cancel_requested:
             if not found.past_pivot(claimed.current):
-                return self._begin_compensation(found, claimed, owner, "cancelled")
+                return begin_compensation(self, found, claimed, owner, "cancelled")
             # Unreachable since the pivot's commit honours a request (see _record); a
             # request stored by an older release past the pivot is dropped, as it was.
             self._update(run_id, {"cancel_requested": False}, owner=owner)
@@ -586,7 +566,7 @@ class Workflow(Service):
         with self._atomic():
             cancelled = False
             if not self._update(run.id, changes, owner=owner, expect=expect):
-                if not (cancellable and self._compensate_cancelled_step(run, owner)):
+                if not (cancellable and compensate_cancelled_step(self, run, owner)):
                     raise _LeaseLost
                 cancelled, compensating = True, True
                 changes = {"current": run.current}
@@ -596,19 +576,6 @@ class Workflow(Service):
                 self._dispatch(found, run.id, at=(changes["current"], compensating))
                 return cancelled, True
         return cancelled, False
-
-    def _compensate_cancelled_step(self, run: RunRecord, owner: str) -> bool:
-        """Turn the commit of a step whose run was cancelled meanwhile into compensation.
-
-        The step did its work, so it is recorded ``completed`` and is the first one
-        undone; ``False`` when this worker lost the run (or nobody cancelled it).
-        """
-        now = self.clock()
-        changes = _released(
-            now, status=RunStatus.COMPENSATING, attempt=0, error="cancelled", run_after=0.0
-        )
-        expect = {"current": run.current, "cancel_requested": True}
-        return self._update(run.id, changes, owner=owner, expect=expect)
 
     def _queue_joins_transaction(self) -> bool:
         """Tell whether a push joins this service's transactions (same database alias)."""
@@ -668,108 +635,7 @@ class Workflow(Service):
                 changes = _released(now, status=RunStatus.FAILED, error=reason)
                 self._update(run.id, changes, owner=owner)
                 return RunStatus.FAILED
-            return self._begin_compensation(found, run, owner, reason)
-
-    def _begin_compensation(
-        self, found: WorkflowDefinition, run: RunRecord, owner: str, reason: str
-    ) -> str:
-        now = self.clock()
-        if run.current == 0:
-            final = RunStatus.CANCELLED if run.cancel_requested else RunStatus.FAILED
-            self._update(run.id, _released(now, status=final, error=reason), owner=owner)
-            return final
-        changes = _released(
-            now,
-            status=RunStatus.COMPENSATING,
-            current=run.current - 1,
-            attempt=0,
-            error=reason,
-            run_after=0.0,
-        )
-        if self._update(run.id, changes, owner=owner):
-            self._dispatch(found, run.id, at=(run.current - 1, True))
-        return "compensating"
-
-    def _compensate(self, found: WorkflowDefinition, run: RunRecord, owner: str) -> str:
-        records = {s.index: s for s in self._steps(run.id)}
-        index = run.current
-        while index >= 0 and not (
-            found.steps[index].compensate is not None
-            and records.get(index) is not None
-            and records[index].status in _TO_UNDO
-        ):
-            index -= 1
-        now = self.clock()
-        if index < 0:
-            final = RunStatus.CANCELLED if run.cancel_requested else RunStatus.FAILED
-            self._update(run.id, _released(now, status=final, current=0), owner=owner)
-            return final
-        step, record = found.steps[index], records[index]
-        if run.attempt > max_attempts(step.policy):
-            return self._compensation_failed(run, owner, record, "its worker was lost")
-        ctx = self._context(
-            found, run, owner, step.name, result=record.result, error=run.error, compensating=True
-        )
-        ctx._results = {i.name: i.result for i in records.values() if i.status in _TO_UNDO}
-        ctx._signals = lambda: self._signals(run.id)
-        done = StepRecord(
-            index,
-            step.name,
-            "compensated",
-            record.result,
-            record.attempts,
-            "",
-            record.finished_at,
-            now,
-        )
-        changes = _released(now, current=index - 1, attempt=0, run_after=0.0)
-        try:
-            with self._atomic() if step.atomic else nullcontext():
-                resolve_callable(step.compensate)(ctx)  # type: ignore[arg-type]
-                done.compensated_at = self.clock()
-                _, queued = self._record(run, owner, changes, done, found, compensating=True)
-        except _LeaseLost:
-            return "lost"
-        except Exception as exc:
-            reason = _reason(exc)
-            if self._retry(found, run, owner, step.policy, run.error):
-                logger.warning(
-                    "workflow.%s: compensation of %s failed, retrying: %s",
-                    self.instance,
-                    step.name,
-                    reason,
-                )
-                return "retried"
-            return self._compensation_failed(run, owner, record, reason)
-        self._recorded(run, step.name, index, compensating=True)
-        if not queued:
-            self._dispatch(found, run.id, at=(index - 1, True))
-        return "compensated"
-
-    def _compensation_failed(
-        self, run: RunRecord, owner: str, record: StepRecord, reason: str
-    ) -> str:
-        now = self.clock()
-        logger.error(
-            "workflow.%s: compensation of step %s failed for good: %s",
-            self.instance,
-            record.name,
-            reason,
-        )
-        with self._atomic():
-            failed = StepRecord(
-                record.index,
-                record.name,
-                "compensation_failed",
-                record.result,
-                record.attempts,
-                reason,
-                record.finished_at,
-            )
-            self._put_step(run.id, failed)
-            changes = _released(now, status=RunStatus.COMPENSATION_FAILED, error=reason)
-            self._update(run.id, changes, owner=owner)
-        return RunStatus.COMPENSATION_FAILED
+            return begin_compensation(self, found, run, owner, reason)
 
     # ------------------------------------------------------------------ lifecycle
 
