@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.support.clock import FakeClock
+from tests.batteries.scheduler.helpers import Recorder
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.queue.jobs import JobRegistry, job
@@ -25,20 +25,6 @@ from toolkit_batteries.scheduler import Fired, InvalidScheduleError, Schedule, S
 
 #: Every adapter of the table; ``sqlserver`` on both databases it runs on.
 VARIANTS = ("embedded", "sqlserver-sqlite", "sqlserver-postgres")
-T0 = datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC)  # a Monday, 30 s into 10:00 UTC
-
-
-class Recorder:
-    """A dispatcher recording every call (thread-safe), returning increasing ids."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
-        self._lock = threading.Lock()
-
-    def dispatch(self, job: Any, args: Any = (), kwargs: Any = None) -> str:
-        with self._lock:
-            self.calls.append((job.name, tuple(args), dict(kwargs or {})))
-            return str(len(self.calls))
 
 
 def names(fired: list[Fired]) -> list[str]:
@@ -52,16 +38,6 @@ def ping() -> Any:
         """Do nothing; only dispatched."""
 
     return ping
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock(T0)
-
-
-@pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
 
 
 @pytest.fixture(params=VARIANTS)

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
+from tests.batteries.scheduler.helpers import T0, Recorder
 from tests.support.clock import FakeClock
 from toolkit_batteries import services
 from toolkit_batteries.core.config import Config
@@ -26,19 +27,6 @@ from toolkit_batteries.queue.jobs import JobRegistry, job, reset_dispatchers
 from toolkit_batteries.queue.jobs.payload import decode
 from toolkit_batteries.scheduler import Fired, InvalidScheduleError, Schedule
 from toolkit_batteries.scheduler.adapters.embedded import EmbeddedScheduler, floor_minute
-
-T0 = datetime(2025, 1, 6, 10, 0, 30, tzinfo=UTC)  # a Monday, 30 s into 10:00 UTC
-
-
-class Recorder:
-    """A dispatcher that records every call and returns increasing ids."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
-
-    def dispatch(self, job: Any, args: Any = (), kwargs: Any = None) -> str:
-        self.calls.append((job.name, tuple(args), dict(kwargs or {})))
-        return str(len(self.calls))
 
 
 @pytest.fixture
@@ -53,16 +41,6 @@ def ping(jobs: JobRegistry) -> Any:
         """Do nothing; only dispatched."""
 
     return ping
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock(T0)
-
-
-@pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
 
 
 @pytest.fixture
