@@ -13,7 +13,10 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 PYPROJECT_HASH := $(shell sha256sum pyproject.toml | cut -c1-16)
 STAMP := $(VENV)/.stamp-$(PYPROJECT_HASH)
-PYTEST_ARGS ?= --durations=30
+# Three workers on two cores: much of the suite waits on servers and subprocesses, so a
+# third worker fills the gaps (pytest-xdist; one file's tests stay on one worker, so its
+# module-scoped servers start once). `make test PYTEST_ARGS=` runs it serially.
+PYTEST_ARGS ?= --durations=30 -n 3 --dist loadfile
 
 .PHONY: help venv services test demo lint bench bench-scale clean distclean
 

@@ -98,7 +98,7 @@ def _table(points: list[Point], columns: list[str]) -> str:
     return "\n".join([head, rule, *rows])
 
 
-def _plot(name: str, title: str, points: list[Point]) -> str | None:
+def _plot(name: str, title: str, points: list[Point], xlabel: str = "size") -> str | None:
     """Draw p50 per series against size (log-log); return the PNG's relative path."""
     try:
         import matplotlib
@@ -112,11 +112,11 @@ def _plot(name: str, title: str, points: list[Point]) -> str | None:
     for series in dict.fromkeys(p.series for p in points):
         mine = sorted((p for p in points if p.series == series), key=lambda p: p.size)
         axes.plot([p.size for p in mine], [p.p50_ms for p in mine], marker="o", label=series)
-    axes.set_xscale("log")
+    axes.set_xscale("symlog" if min(p.size for p in points) == 0 else "log")
     axes.set_yscale("log")
-    axes.set_xlabel("size")
+    axes.set_xlabel(xlabel)
     axes.set_ylabel("p50 latency (ms)")
-    axes.set_title(title)
+    axes.set_title(title, fontsize=9)
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=7)
     figure.tight_layout()
@@ -127,10 +127,19 @@ def _plot(name: str, title: str, points: list[Point]) -> str | None:
 
 
 def write_section(
-    name: str, title: str, points: list[Point], notes: str, columns: list[str] | None = None
+    name: str,
+    title: str,
+    points: list[Point],
+    notes: str,
+    columns: list[str] | None = None,
+    xlabel: str = "size",
 ) -> None:
     """Replace (or add) the ``name`` curve's section of ``docs/performance.md``."""
-    png = _plot(name, title, points)
+    png = _plot(name, title, points, xlabel)
+    if not scale_requested():
+        notes = notes.strip() + (
+            "\n\nDefault sizes only: not yet measured at scale (`make bench-scale`)."
+        )
     body = [f"### {title}", "", notes.strip(), "", f"Machine: {_machine()}.", ""]
     body.append(_table(points, columns or []))
     if png:

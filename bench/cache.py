@@ -121,3 +121,13 @@ def bench_memory_dict() -> Result:
 
 
 BENCHMARKS = (bench_kvserver, bench_memory_str, bench_memory_dict)
+
+
+def bench_threads_curve() -> object:
+    """kvserver cache at 1, 16 and 64 threads vs raw redis-py (``bench/_redis_curves.py``)."""
+    from bench._redis_curves import curve
+
+    return curve("cache")
+
+
+BENCHMARKS = (*BENCHMARKS, bench_threads_curve)

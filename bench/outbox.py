@@ -172,3 +172,13 @@ def bench_relay_postgres(n: int = 20000, relays: int = 2, rounds: int = 3) -> Re
 
 
 BENCHMARKS = (bench_relay_postgres,)
+
+
+def bench_pending_curve() -> object:
+    """Relay rows/s by pending rows, 2 relays (``bench/_outbox_curve.py``)."""
+    from bench._outbox_curve import curve
+
+    return curve()
+
+
+BENCHMARKS = (*BENCHMARKS, bench_pending_curve)

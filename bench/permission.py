@@ -13,6 +13,11 @@ is taken.
 * ``policyfile`` (the headline): a new subject on every check, so every check misses the
   decision cache and reaches the enforcer, against raw pycasbin, which recomputes every
   check too: like for like, what the adapter costs. Target: at least 0.9x.
+* ``has_perm``: Django's ``user.has_perm("notes.change_note")`` answered by
+  ``PermissionBackend`` on ``rbac`` against the same call answered by Django's own
+  ``ModelBackend`` from its per-user permission cache: both go through Django's backend
+  loop, so the ratio is what routing Django's question to the battery costs. Target: at
+  least 0.8x.
 * ``policyfile`` with the decision cache warm (a server that has seen these callers):
   printed as a figure with "no target", because the raw side recomputes every check and
   the ratio would flatter the adapter.
@@ -252,4 +257,56 @@ def bench_policyfile() -> Result:
     )
 
 
-BENCHMARKS = (bench_rbac, bench_policyfile, bench_policyfile_warm)
+def bench_has_perm() -> Result:
+    """Time ``user.has_perm`` through ``PermissionBackend`` against ``ModelBackend``."""
+    from django.contrib.auth.models import User
+    from django.test import override_settings
+
+    from toolkit_batteries import services
+
+    perm = "notes.change_note"
+    rules = [{"Role": "editor", "Action": perm}]
+    ours_user = User(pk=1, username="ann", is_active=True)
+    ours_user._toolkit_roles = ("editor",)  # what subject_for_user caches from the groups
+    django_user = User(pk=2, username="bob", is_active=True)
+    django_user._perm_cache = {perm}  # what ModelBackend caches from the permission rows
+
+    def loop(user: User) -> Callable[[int], None]:
+        def run(calls: int) -> None:
+            for _ in range(calls):
+                if not user.has_perm(perm):
+                    raise AssertionError("the bench user must hold the permission")
+
+        return run
+
+    ours_backends = ["toolkit_batteries.permission.backends.PermissionBackend"]
+    django_backends = ["django.contrib.auth.backends.ModelBackend"]
+    toolkit = {"permission": {"adapter": "rbac", "options": {"rules": rules}}}
+    ours_settings = override_settings(TOOLKIT=toolkit, AUTHENTICATION_BACKENDS=ours_backends)
+    base_settings = override_settings(AUTHENTICATION_BACKENDS=django_backends)
+
+    def ours(calls: int) -> None:
+        with ours_settings:
+            loop(ours_user)(calls)
+
+    def base(calls: int) -> None:
+        with base_settings:
+            loop(django_user)(calls)
+
+    try:
+        ours(200), base(200)
+        mine, theirs = best_interleaved(ours, base, 5000, repeats=5)
+    finally:
+        services.reset()
+    return Result(
+        "user.has_perm via PermissionBackend (rbac) vs ModelBackend (cached perms)",
+        mine,
+        theirs,
+        "checks/s",
+        ">= 0.8x",
+        mine >= 0.8 * theirs,
+        ",.0f",
+    )
+
+
+BENCHMARKS = (bench_rbac, bench_policyfile, bench_has_perm, bench_policyfile_warm)

@@ -354,3 +354,13 @@ BENCHMARKS = (
     bench_db_postgres_workers,
     bench_db_postgres_batched,
 )
+
+
+def bench_backlog_curve() -> object:
+    """Push+pop+ack by backlog on kvserver and db/PostgreSQL (``bench/_queue_curve.py``)."""
+    from bench._queue_curve import curve
+
+    return curve()
+
+
+BENCHMARKS = (*BENCHMARKS, bench_backlog_curve)

@@ -121,3 +121,13 @@ BENCHMARKS = (bench_memory, bench_kvserver)
 if __name__ == "__main__":
     for bench in BENCHMARKS:
         print(bench().line(), flush=True)
+
+
+def bench_threads_curve() -> object:
+    """kvserver ratelimit at 1, 16 and 64 threads vs raw EVALSHA (``bench/_redis_curves.py``)."""
+    from bench._redis_curves import curve
+
+    return curve("ratelimit")
+
+
+BENCHMARKS = (*BENCHMARKS, bench_threads_curve)

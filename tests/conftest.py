@@ -56,6 +56,18 @@ def _database_access(django_db_blocker):
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _test_databases_first(django_db_setup) -> None:
+    """Set up pytest-django's test databases before any test runs.
+
+    Batteries register a ``DATABASES`` alias for a ``dsn`` at run time, and a test of an
+    unreachable server (``127.0.0.1:1``) leaves one behind. pytest-django creates a test
+    database for every alias the first time a test asks for ``db``; if that came after
+    such a test, it would try the dead server. Under ``pytest -n`` the order of files per
+    worker differs from a serial run, so the setup is done first, always.
+    """
+
+
 def migrate_database(entry: dict) -> str:
     """Apply every installed app's migrations to the database ``entry``; return its alias."""
     from django.core.management import call_command

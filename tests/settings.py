@@ -95,3 +95,8 @@ TEST_POSTGRES_DSN = os.environ.get(
 TEST_REDIS_URL = os.environ.get("TOOLKIT_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 TOOLKIT: dict = {}
+
+# drf-spectacular reads SPECTACULAR_SETTINGS once, when it is first imported; the served
+# test apps override it, but a process (an xdist worker) whose first import came from
+# another test would keep these values, so they are the same here.
+SPECTACULAR_SETTINGS = {"TITLE": "toolkit API", "VERSION": "0.0.0"}

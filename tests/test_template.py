@@ -108,6 +108,22 @@ def render(target: Path, name: str = NAME) -> Path:
     return target
 
 
+def render_migrated(target: Path) -> Path:
+    """Render the template into ``target`` and apply every migration (development env)."""
+    render(target)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=target,
+        env=_clean_env() | {"TOOLKIT_ENV": "dev"},
+        capture_output=True,
+        text=True,
+        timeout=300,  # every battery's migrations, on a loaded machine
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return target
+
+
 def manage(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run ``manage.py`` of ``project`` in a fresh interpreter."""
     return run_manage(project, *args, env=_clean_env() | env, timeout=60)

@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core import catalog
-from .core.container import Container
+
+if TYPE_CHECKING:
+    # Imported on the first accessor call, not here: ``django.setup()`` imports this module
+    # (the core app's ``ready()``), and the container pulls in the whole configuration layer.
+    from .core.container import Container
 
 __all__ = ["close", "connect_signals", "container", "plugin", "reset", *catalog.SERVICES]
 
@@ -55,8 +58,11 @@ def _build() -> Container:
             from django.conf import settings
 
             from .core.config import Config
+            from .core.container import Container
 
-            config = Config.load(getattr(settings, "TOOLKIT", None) or {}, os.environ)
+            # ``Config.of``: the same ``TOOLKIT`` settings.py derived the slots from is not
+            # built a second time.
+            config = Config.of(getattr(settings, "TOOLKIT", None) or {})
             _container = Container(config)
             connect_signals()
             if not _atexit_registered:
@@ -144,11 +150,12 @@ def _install_accessors() -> None:
     """Define one module-level accessor per catalog service.
 
     Compiled from a fixed template (as the container's own accessors are) so a call is a
-    single Python frame: the container's fast path inlined, its slow path delegated.
+    single Python frame: the container's fast path inlined, its slow path delegated. One
+    source for all of them, compiled once: this runs at every ``django.setup()``.
     """
+    exec("\n".join(_ACCESSOR_SOURCE.format(name=name) for name in catalog.SERVICES), globals())
     for spec in catalog.SERVICES.values():
-        exec(_ACCESSOR_SOURCE.format(name=spec.name), globals())
-        globals()[spec.name].__doc__ = getattr(Container, spec.name).__doc__
+        globals()[spec.name].__doc__ = spec.accessor_doc
 
 
 _install_accessors()

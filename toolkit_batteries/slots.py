@@ -77,11 +77,14 @@ def sessions(toolkit: Any = None) -> str:
     """Return ``SESSION_ENGINE``: Django's sessions in the ``session.default`` store.
 
     The session configuration is loaded now, so an unknown adapter or option fails when
-    settings load, naming the field.
+    settings load, naming the field (a dotted adapter path is imported to check it).
     """
     from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.loading import adapter_table, resolve_adapter
 
-    Config.of(toolkit).service("session", "default")
+    adapter = Config.of(toolkit).service("session", "default").adapter.strip()
+    if adapter.lower() not in adapter_table("session").names:
+        resolve_adapter("session", adapter)  # UnknownAdapterError names the choices
     return SESSION_ENGINE
 
 

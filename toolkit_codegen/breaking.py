@@ -28,7 +28,8 @@ Named enums (``enum Status { a, b }``) have their own kinds, since a field typed
 keeps its type name while the values change under it: breaking ``enum_removed``,
 ``enum_value_removed`` and ``enum_value_added`` (a client decoding the enum exhaustively
 meets a value it does not know); informational ``enum_added`` and
-``enum_values_reordered`` (the order is not on the wire).
+``enum_values_reordered`` (the order is not on the wire). An inline ``enum(a, b)`` field
+gaining a value is ``enum_value_added`` too; losing one is ``field_type_changed``.
 
 A ``@renamed_from`` rename keeps the column's data, so ``field_renamed`` stays
 informational for storage; but when the entity or message travels in an rpc's request
@@ -339,6 +340,13 @@ class _Diff:
                 f"field {where} changed type from {_type(old.type)} to {_type(new.type)}",
                 new.pos,
             )
+        elif old.type.name == "enum" and new.type.name == "enum":
+            # An inline enum gaining a value breaks the same clients a named one does.
+            for value in new.type.enum_values:
+                if value not in old.type.enum_values:
+                    self.add(
+                        "enum_value_added", f"field {where}: enum value {value} added", new.pos
+                    )
         if old.optional and not new.optional:
             self.add(
                 "field_optionality_changed",
@@ -444,7 +452,8 @@ def _saga_shape(s: Saga) -> tuple[tuple[str, str, str, bool], ...]:
 def _type_changed(old: TypeRef, new: TypeRef) -> bool:
     if old.name != new.name or old.is_list != new.is_list:
         return True
-    # Adding a value to an inline enum keeps old data valid; removing one does not.
+    # Losing an inline enum value changes the type (old rows hold it); gaining one is
+    # ``enum_value_added``, reported by ``field``.
     return bool(set(old.enum_values) - set(new.enum_values))
 
 

@@ -139,11 +139,12 @@ def json_string(text: str) -> str:
 
 
 def terminal_text(text: str) -> str:
-    """Return ``text`` with control characters (escapes, CR, newlines) made visible.
+    """Return ``text`` with control and format characters made visible (``\x1b``, ``\u202e``).
 
     File names and schema strings are echoed in diagnostics; raw, an escape sequence would
-    drive the terminal and a newline would forge a diagnostic line.
+    drive the terminal, a newline would forge a diagnostic line and a bidirectional
+    override (U+202E) would show the line's characters in another order.
     """
-    if not _CONTROL_OR_TAB.search(text):
+    if text.isprintable():
         return text
-    return _CONTROL_OR_TAB.sub(lambda m: _escape_char(m.group()), text)
+    return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)

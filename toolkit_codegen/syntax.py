@@ -15,7 +15,7 @@ from typing import Any
 
 from .scanning import RELATION_KINDS, RESERVED_WORDS, unescape
 
-__all__ = ["IDENTIFIER", "Raw", "declaration_grammar"]
+__all__ = ["IDENTIFIER", "Raw", "declaration_grammar", "number_value"]
 
 # --------------------------------------------------------------------------- grammar
 
@@ -153,6 +153,21 @@ _ID_RE = re.compile(IDENTIFIER)
 _SKIP_COMMA = re.compile(rf"{_WS},?{_WS}")
 
 
+def number_value(text: str) -> int | float:
+    """Return the value of a number token; one no backend can write is an infinity.
+
+    ``float("9" * 400 + ".0")`` is ``inf`` and ``int("9" * 5000)`` raises, so such a
+    literal becomes ``inf`` (or ``-inf``), which validation refuses at its position
+    instead of a backend writing ``default=inf`` or crashing.
+    """
+    if "." in text:
+        return float(text)
+    digits = len(text.lstrip("-"))
+    if digits > 400:  # far beyond every numeric type; int() refuses over 4300 digits
+        return float("-inf") if text.startswith("-") else float("inf")
+    return int(text)
+
+
 def _string_value(token: str) -> str:
     """Return the value of a string token (an unterminated one keeps what it has)."""
     closed = _CLOSED_STRING_RE.fullmatch(token) is not None
@@ -164,7 +179,7 @@ def _arg(m: re.Match[str]) -> Raw:
         value = Raw("str", m.start("str"), [_string_value(m.group("str"))])
     elif m.group("num") is not None:
         text = m.group("num")
-        value = Raw("num", m.start("num"), [float(text) if "." in text else int(text)])
+        value = Raw("num", m.start("num"), [number_value(text)])
     elif m.group("call") is not None:
         value = Raw("call", m.start("call"), [m.group("call")])
     else:
@@ -494,9 +509,7 @@ def _values(pp: Any, string: Any, boolean: Any, word: Any) -> Any:
     duration = pp.Regex(DURATION).set_name("a duration")
     duration.set_parse_action(lambda _s, loc, t: Raw("dur", loc, [t[0]]))
     num = pp.Regex(r"-?[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9_.])").set_name("a number")
-    num.set_parse_action(
-        lambda _s, loc, t: Raw("num", loc, [float(t[0]) if "." in t[0] else int(t[0])])
-    )
+    num.set_parse_action(lambda _s, loc, t: Raw("num", loc, [number_value(t[0])]))
     qualified = pp.Regex(_QUALIFIED).set_name("Service.Rpc")
     qualified.set_parse_action(
         lambda _s, loc, t: Raw("ref", loc, list(re.match(_QUALIFIED, t[0]).groups()))  # type: ignore[union-attr]

@@ -9,6 +9,7 @@ looking for the rules of rpcs does not page through those of entity defaults.
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from datetime import date
@@ -76,6 +77,8 @@ class CheckerBase:
         self.reported_inputs: set[tuple[str, str]] = set()
         self.damaged: frozenset[Position] = frozenset()
         self.depth_reported = False
+        #: snake_case function name -> the job that took it (``SendDigest``, ``Send_digest``).
+        self.job_functions: dict[str, str] = {}
 
     def error(self, pos: Position, message: str) -> None:
         self.diagnostics.append(Diagnostic(pos, "resolve", message))
@@ -143,6 +146,23 @@ def _show(value: object) -> str:
     return str(value)
 
 
+#: The largest magnitude of each float type (IEEE 754 single and double precision).
+FLOAT_LIMITS = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
+def finite_within(value: int | float, limit: float = FLOAT_LIMITS["float64"]) -> bool:
+    """Return True when ``value`` is a finite number no larger than ``limit`` in magnitude.
+
+    A literal beyond it would be written as ``inf`` (a NameError in Python, not a number
+    in SQL or JSON) or overflow when a backend converts it.
+    """
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return math.isfinite(number) and abs(number) <= limit
+
+
 def _literal_problem(type_name: str, value: object) -> str | None:
     """Return why a literal default does not fit a scalar, or None when it fits."""
     if type_name == "string":
@@ -156,7 +176,13 @@ def _literal_problem(type_name: str, value: object) -> str | None:
         return None if lo <= value <= hi else f"out of range for {type_name}"
     if type_name in ("float32", "float64"):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return None if ok else "expected a number"
+        if not ok:
+            return "expected a number"
+        return (
+            None
+            if finite_within(value, FLOAT_LIMITS[type_name])
+            else f"out of range for {type_name}"
+        )
     if type_name == "uuid":
         if isinstance(value, str):
             try:

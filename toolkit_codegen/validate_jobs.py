@@ -7,6 +7,9 @@ and compensates with).
 
 from __future__ import annotations
 
+import keyword
+
+from .backends._background import DISPATCHER_NAMES
 from .cron import cron_problem
 from .grammar import did_you_mean
 from .nodes import (
@@ -15,6 +18,7 @@ from .nodes import (
     Position,
     Saga,
     Schedule,
+    snake_case,
 )
 from .validate_base import _DISPATCH_SCALARS, _an, _literal_problem, _show
 from .validate_services import ServiceChecks
@@ -26,6 +30,29 @@ class JobChecks(ServiceChecks):
     # ------------------------------------------------------------------ jobs, schedules, sagas
 
     def check_job(self, job: Job) -> None:
+        function = snake_case(job.name)
+        # ``job Import`` is ``def import(`` in jobs.py (``job import``: the name rule says it)
+        if keyword.iskeyword(function) and not keyword.iskeyword(job.name):
+            self.error(
+                job.pos,
+                f'job {job.name} becomes the Python function "{function}", a keyword; '
+                "choose another name",
+            )
+        first = self.job_functions.setdefault(function, job.name)
+        if first != job.name:
+            self.error(
+                job.pos,
+                f'job {job.name} and job {first} both become the Python function "{function}"; '
+                "rename one",
+            )
+        for param in job.params:  # a job parameter is always a Python parameter
+            if keyword.iskeyword(param.name):
+                why = "is a Python keyword"
+            elif param.name in DISPATCHER_NAMES:
+                why = "is a name the generated dispatcher uses"
+            else:
+                continue
+            self.error(param.pos, f'parameter "{param.name}" of job {job.name} {why}; rename it')
         kinds = self.check_params(job, job.name, "job")
         for param in job.params:
             if kinds.get(param.name) in ("entity", "message"):

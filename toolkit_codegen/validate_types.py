@@ -31,6 +31,7 @@ from .validate_base import (
     _an,
     _literal_problem,
     _show,
+    finite_within,
 )
 
 
@@ -255,6 +256,11 @@ class TypeChecks(CheckerBase):
             if rule not in allowed:
                 family = "strings" if rule in _LENGTH_RULES else "numbers"
                 self.error(v.pos, f"{rule} applies to {family}, not {ref.name} ({where})")
+        for rule in (*_LENGTH_RULES, *_NUMBER_RULES):
+            bound = getattr(v, rule)
+            if isinstance(bound, int | float) and not finite_within(bound):
+                self.error(v.pos, f"{rule} is too large a number to write ({where})")
+                return
         if v.min_len is not None and v.max_len is not None and v.min_len > v.max_len:
             self.error(v.pos, f"min_len {v.min_len} is greater than max_len {v.max_len} ({where})")
         lower = [(b, strict) for b, strict in ((v.gt, True), (v.gte, False)) if b is not None]

@@ -1,16 +1,15 @@
 """The last gate before a generated file is written: it must load.
 
-Every generated ``.py`` file is parsed, every ``.json`` file decoded and every SQLite
-statement prepared (executed against a fresh in-memory database) before the caller
-writes anything. Escaping (:mod:`.escaping`) is what keeps schema text out of code; this
-gate is what makes a slip in a backend a reported compiler bug instead of a file that
-runs someone's text. A failure names the generated file and line, and the schema
-declaration whose text sits on that line.
+Every generated ``.py`` file is compiled to bytecode (never run), every ``.json`` file
+decoded and every SQLite statement prepared (executed against a fresh in-memory
+database) before the caller writes anything. Escaping (:mod:`.escaping`) is what keeps
+schema text out of code; this gate is what makes a slip in a backend a reported compiler
+bug instead of a file that runs someone's text. A failure names the generated file and
+line, and the schema declaration whose text sits on that line.
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 import re
@@ -28,7 +27,9 @@ def file_problem(relative: str, text: str) -> tuple[int, str] | None:
     """Return ``(line, reason)`` when the file of that name does not load, else None."""
     if relative.endswith(".py"):
         try:
-            compile(text, relative, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            # A full compile (never run): parsing alone accepts what the symbol table
+            # refuses, such as ``def get(self, request, *, request)``.
+            compile(text, relative, "exec", dont_inherit=True)
         except SyntaxError as exc:
             return exc.lineno or 1, f"invalid Python: {exc.msg}"
         except ValueError as exc:  # a NUL byte

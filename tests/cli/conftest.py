@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 from django.core.management.utils import get_random_secret_key
 
+from tests.test_template import render
+
 SCRIPT = Path(sys.executable).parent / "toolkit"
 REPO = Path(__file__).resolve().parents[2]
 #: ``toolkit generate``'s subcommands in the order help, the catalog and completion list them.
@@ -158,7 +160,7 @@ def render_project(target: Path, name: str = "demo") -> Path:
     """
     rendered = _RENDERED.get(name)
     if rendered is None:
-        rendered = _startproject(Path(tempfile.mkdtemp(prefix="toolkit-render-")) / name, name)
+        rendered = render(Path(tempfile.mkdtemp(prefix="toolkit-render-")) / name, name)
         atexit.register(shutil.rmtree, rendered.parent, ignore_errors=True)
         _RENDERED[name] = rendered
     shutil.copytree(rendered, target, dirs_exist_ok=True)
@@ -173,27 +175,6 @@ def _rendered_secret_key(settings: Path) -> str:
     found = re.search(r'^\s*SECRET_KEY = "([^"]+)"', settings.read_text(), re.M)
     assert found, f"no rendered SECRET_KEY in {settings}"
     return found.group(1)
-
-
-def _startproject(target: Path, name: str) -> Path:
-    """Run the real ``django-admin startproject`` with the toolkit's template."""
-    target.mkdir(parents=True, exist_ok=True)
-    admin = Path(sys.executable).parent / "django-admin"
-    subprocess.run(
-        [
-            str(admin),
-            "startproject",
-            f"--template={REPO / 'project_template'}",
-            "--extension=py,toolkit,md",
-            name,
-            str(target),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=base_env(),
-    )
-    return target
 
 
 @pytest.fixture

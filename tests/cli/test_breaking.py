@@ -106,3 +106,48 @@ def test_broken_side_exit_3(toolkit, work: Path) -> None:
 def test_help(toolkit) -> None:
     ran = toolkit("breaking", "--help")
     assert ran.returncode == 0 and "OLD [OLD ...] -- NEW [NEW ...]" in ran.stdout
+
+
+def test_a_named_enum_losing_a_value_breaks_through_the_command(toolkit, tmp_path: Path) -> None:
+    """The issue's case: ``enum(a, b)`` -> ``enum(a)`` was reported inline, not on a named enum."""
+    named = OLD.replace("  bio: string?\n", "  bio: string?\n  tier: Tier\n")
+    named += "\nenum Tier { free, pro }\n"
+    for name, text in (("old", named), ("new", named.replace("free, pro", "free"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "app.toolkit").write_text(text)
+    ran = toolkit("breaking", "old", "--", "new", cwd=tmp_path)
+    assert ran.returncode == 4, ran
+    assert ran.stdout.splitlines() == ["✘ enum Tier: value pro removed (enum_value_removed)"]
+    back = toolkit("--json", "breaking", "new", "--", "old", cwd=tmp_path).json
+    assert back["exitCode"] == 4
+    assert [(c["kind"], c["breaking"]) for c in back["data"]["changes"]] == [
+        ("enum_value_added", True)
+    ]
+
+
+def test_an_inline_enum_gaining_a_value_breaks_through_the_command(toolkit, tmp_path: Path) -> None:
+    """The same rule as the named enum: ``enum(free, pro)`` -> ``enum(free, pro, team)``."""
+    inline = OLD.replace("  bio: string?\n", "  bio: string?\n  tier: enum(free, pro)\n")
+    for name, text in (("old", inline), ("new", inline.replace("free, pro", "free, pro, team"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "app.toolkit").write_text(text)
+    ran = toolkit("breaking", "old", "--", "new", cwd=tmp_path)
+    assert ran.returncode == 4, ran
+    assert (
+        ran.stdout.splitlines()[0] == "✘ field User.tier: enum value team added (enum_value_added)"
+    )
+    back = toolkit("--json", "breaking", "new", "--", "old", cwd=tmp_path).json
+    assert [(c["kind"], c["breaking"]) for c in back["data"]["changes"]] == [
+        ("field_type_changed", True)
+    ]
+
+
+def test_the_command_page_lists_every_kind_in_its_table() -> None:
+    """docs/cli/breaking.md's kinds table names each kind, on the side it is reported on."""
+    from toolkit_codegen.breaking import BREAKING_KINDS, INFO_KINDS
+
+    page = (Path(__file__).parents[2] / "docs" / "cli" / "breaking.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| `module_removed`"))
+    breaking, info = row.split(" | ")[:2]
+    assert [k for k in BREAKING_KINDS if f"`{k}`" not in breaking] == []
+    assert [k for k in INFO_KINDS if f"`{k}`" not in info] == []

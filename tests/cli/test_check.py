@@ -89,6 +89,51 @@ def test_diagnostics_in_json(toolkit, work: Path) -> None:
     assert "[resolve]" in ran.stderr  # diagnostics still go to stderr
 
 
+#: Job names and parameters that are valid schema names but not usable Python names there.
+JOBS_PYTHON_CANNOT_TAKE = """job Import(user: string) { queue: mail }
+job Send(from: string) { queue: mail }
+job SEND(_check: string) { queue: mail }
+"""
+
+
+def test_job_names_python_cannot_take_fail_check_not_compile(toolkit, tmp_path: Path) -> None:
+    (tmp_path / "schema").mkdir()
+    (tmp_path / "schema" / "jobs.toolkit").write_text(JOBS_PYTHON_CANNOT_TAKE)
+    ran = toolkit("check", "schema", cwd=tmp_path)
+    assert ran.returncode == 3, ran
+    shown = ran.stderr.splitlines()
+    for line in (
+        'schema/jobs.toolkit:1:1: [resolve] job Import becomes the Python function "import", '
+        "a keyword; choose another name",
+        'schema/jobs.toolkit:2:10: [resolve] parameter "from" of job Send is a Python keyword; '
+        "rename it",
+        "schema/jobs.toolkit:3:1: [resolve] job SEND and job Send both become the Python function "
+        '"send"; rename one',
+        'schema/jobs.toolkit:3:10: [resolve] parameter "_check" of job SEND is a name the '
+        "generated dispatcher uses; rename it",
+    ):
+        assert line in shown, ran.stderr
+    assert "compiler bug" not in ran.stderr
+    out = tmp_path / "out"
+    compiled = toolkit("compile", "--backend", "jobs", "--out", str(out), "schema", cwd=tmp_path)
+    assert compiled.returncode == 3, compiled
+    assert "compiler bug" not in compiled.stderr  # refused as a schema error, not a crash
+    assert not out.exists()
+
+
+def test_text_diagnostics_show_bidi_overrides_escaped(toolkit, tmp_path: Path) -> None:
+    # U+202E reverses what follows on screen: "evil\u202eloot.toolkit" would read as
+    # "eviltikloot.tool..." in a reviewer's terminal.
+    (tmp_path / "schema").mkdir()
+    (tmp_path / "schema" / "evil\u202eloot.toolkit").write_text("entity {\n")
+    ran = toolkit("check", "schema", cwd=tmp_path)
+    assert ran.returncode == 3, ran
+    assert "\u202e" not in ran.stderr
+    assert "schema/evil\\u202eloot.toolkit:1:" in ran.stderr, ran.stderr
+    as_json = toolkit("--json", "check", "schema", cwd=tmp_path).json
+    assert as_json["data"]["diagnostics"][0]["file"] == "schema/evil\u202eloot.toolkit"
+
+
 def test_missing_file_exit_3(toolkit, work: Path) -> None:
     ran = toolkit("check", "nope.toolkit", cwd=work)
     assert ran.returncode == 3

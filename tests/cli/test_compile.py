@@ -118,6 +118,50 @@ def test_schema_errors_write_nothing(toolkit, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+#: Names Python accepts but the generated Django code cannot take: ``models`` rebound
+#: ``models`` for the fields after it (models.py failed on import), ``delete`` replaced
+#: ``Model.delete``, ``Tier`` hid the enum class, ``request`` duplicated the handler's
+#: own parameter (a SyntaxError in handlers.py). Each compiled with exit 0 before.
+NAMES_DJANGO_CANNOT_TAKE = """enum Tier { free, pro }
+
+entity Row {
+  id: uuid @primary
+  models: string @validate(max_len: 10)
+  delete: bool
+  Tier: string @validate(max_len: 3)
+  tier: Tier
+}
+
+service S {
+  rpc Get(id: uuid, request: string @validate(max_len: 3)) -> Row {
+    http: GET "/v1/rows/{id}"
+    auth: none
+  }
+}
+"""
+
+
+def test_names_the_generated_django_code_cannot_take_are_diagnostics(
+    toolkit, tmp_path: Path
+) -> None:
+    (tmp_path / "schema").mkdir()
+    (tmp_path / "schema" / "app.toolkit").write_text(NAMES_DJANGO_CANNOT_TAKE)
+    ran = toolkit("--json", "compile", "--backend", "django", "--out", "out", cwd=tmp_path)
+    assert ran.returncode == 3, ran
+    found = {
+        (d["line"], d["column"], d["message"].split(";")[0])
+        for d in ran.json["data"]["diagnostics"]
+        if d["phase"] == "models"
+    }
+    assert found == {
+        (5, 3, "field models would hide a name the generated classes use"),
+        (6, 3, "field delete would replace an attribute every Django model has"),
+        (7, 3, "field Tier has the name of a declared type, which the generated classes use"),
+        (12, 21, "parameter request is a parameter every handler method has"),
+    }
+    assert not (tmp_path / "out").exists()
+
+
 def test_out_must_be_a_directory(toolkit, work: Path, tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     ran = toolkit("compile", "--out", str(tmp_path / "file"), "schema", cwd=work)

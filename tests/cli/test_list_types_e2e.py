@@ -16,13 +16,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from tests.cli.conftest import base_env, render_project, run_toolkit, start_serve
 from tests.cli.test_end_to_end import _call, _wait_until_up
 from tests.ports import free_port
+from tests.support.databases import empty_postgres_database
 
 SCHEMA = """\
 entity Memo {
@@ -56,15 +56,10 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield ""
         return
-    import psycopg
 
     server = request.getfixturevalue("postgres_server_dsn")
-    name = f"toolkit_lists_{secrets.token_hex(4)}"
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with empty_postgres_database(server, "toolkit_lists") as url:
+        yield url
 
 
 # Render, compile, migrate and a served gunicorn: minutes on a loaded machine.

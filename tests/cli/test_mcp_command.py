@@ -143,3 +143,45 @@ def test_bad_arguments_are_refused_naming_the_argument(
 def test_fmt_writes_only_when_asked() -> None:
     assert arguments_for("fmt", {}) == ["fmt", "-l"]
     assert arguments_for("fmt", {"write": True, "paths": ["schema"]}) == ["fmt", "-w", "schema"]
+
+
+#: A file outside the served directory whose text a diagnostic would echo.
+OUTSIDE = "entity Secret {\n  id: uuid @primary\n  token: sk_live_do_not_leak\n}\n"
+
+
+def test_schema_files_linked_from_outside_and_a_parent_project_are_refused(
+    tmp_path: Path,
+) -> None:
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "secret.toolkit").write_text(OUTSIDE)
+    served = tmp_path / "served"
+    (served / "schema").mkdir(parents=True)
+    (served / "schema" / "app.toolkit").symlink_to(private / "secret.toolkit")
+    # A project around a subdirectory: without paths the CLI would read project/schema.
+    project = tmp_path / "project"
+    (project / "schema").mkdir(parents=True)
+    (project / "schema" / "app.toolkit").write_text(OUTSIDE)
+    (project / "manage.py").write_text(
+        'os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demo.settings")\n'
+    )
+    (project / "docs").mkdir()
+
+    linked = _talk(
+        served,
+        [
+            ("check", {"paths": ["schema"]}),
+            ("check", {}),
+            ("fmt", {"write": True}),
+            ("breaking", {"old": ["schema"], "new": ["schema"]}),
+        ],
+    )["calls"]
+    [parent] = _talk(project / "docs", [("check", {})])["calls"]
+    for result in (*linked, parent):
+        text = result.content[0].text
+        assert result.is_error, text
+        assert "inside the directory the server serves" in text
+        assert "sk_live" not in text
+    # fmt did not replace the link with a copy of the outside file
+    assert (served / "schema" / "app.toolkit").is_symlink()
+    assert (private / "secret.toolkit").read_text() == OUTSIDE

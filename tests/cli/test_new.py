@@ -11,33 +11,14 @@ from pathlib import Path
 import pytest
 
 from tests.subprocesses import run_manage
+from tests.test_template import EXPECTED_FILES, NAME
 
 from .conftest import base_env, run_toolkit, tree
 
-TEMPLATE_FILES = {
-    "README.md",
-    "manage.py",
-    "schema/app.toolkit",
-    "api/__init__.py",
-    "api/apps.py",
-    "api/handlers.py",
-    "api/views.py",
-    "accounts/__init__.py",
-    "accounts/apps.py",
-    "accounts/models.py",
-    "accounts/urls.py",
-    "accounts/views.py",
-    "accounts/migrations/__init__.py",
-    "accounts/migrations/0001_initial.py",
-    "accounts/migrations/0002_verified_at_avatar.py",
-    "accounts/verification.py",
-    "accounts/avatars.py",
-}
-
 
 def _expected(package: str) -> set[str]:
-    settings = {f"{package}/{f}" for f in ("__init__.py", "settings.py", "urls.py", "wsgi.py")}
-    return TEMPLATE_FILES | settings | {f"{package}/asgi.py"}
+    """Return the rendered files of a project named ``package`` (the template's own list)."""
+    return {rel.replace(f"{NAME}/", f"{package}/", 1) for rel in EXPECTED_FILES}
 
 
 def _files(root: Path) -> set[str]:

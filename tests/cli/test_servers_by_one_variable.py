@@ -17,23 +17,18 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from tests.support.databases import empty_postgres_database
 
 from .conftest import base_env, render_project, run_toolkit
 
 
 @pytest.fixture
 def fresh_database(postgres_server_dsn: str) -> Iterator[str]:
-    import psycopg
-
-    name = f"toolkit_move_{secrets.token_hex(4)}"
-    with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield urlunsplit(urlsplit(postgres_server_dsn)._replace(path=f"/{name}"))
-    with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with empty_postgres_database(postgres_server_dsn, "toolkit_move") as url:
+        yield url
 
 
 def _shell(root: Path, env: dict[str, str], code: str) -> dict:

@@ -66,6 +66,26 @@ RULES = [
         id="job_message_param_needs_validate",
     ),
     pytest.param(
+        "job Import() { queue: q }",
+        'app.toolkit:16:1: [resolve] job Import becomes the Python function "import", a keyword; choose another name',
+        id="job_function_name_is_not_a_keyword",
+    ),
+    pytest.param(
+        "job A(from: string)",
+        'app.toolkit:16:7: [resolve] parameter "from" of job A is a Python keyword; rename it',
+        id="job_parameter_is_not_a_keyword",
+    ),
+    pytest.param(
+        "job A(_check: string)",
+        'app.toolkit:16:7: [resolve] parameter "_check" of job A is a name the generated dispatcher uses; rename it',
+        id="job_parameter_does_not_shadow_the_dispatcher",
+    ),
+    pytest.param(
+        "job SEND()",
+        'app.toolkit:16:1: [resolve] job SEND and job Send both become the Python function "send"; rename one',
+        id="job_function_names_are_unique",
+    ),
+    pytest.param(
         "job Note()",
         "app.toolkit:16:1: [resolve] duplicate declaration Note (first declared at app.toolkit:1:1)",
         id="job_name_is_global",

@@ -115,8 +115,16 @@ def test_field_type_changed() -> None:
 
 def test_inline_enum_losing_a_value_is_a_type_change() -> None:
     old = OLD.replace("age: int32", "tier: enum(a, b)")
-    assert changes(old.replace("enum(a, b)", "enum(a, b, c)"), old) == []
     only("field_type_changed", changes(old.replace("enum(a, b)", "enum(a)"), old))
+
+
+def test_inline_enum_gaining_a_value_is_breaking_like_a_named_one() -> None:
+    """A client decoding ``enum(a, b)`` exhaustively meets ``c``: the named enum's kind."""
+    old = OLD.replace("age: int32", "tier: enum(a, b)")
+    change = only("enum_value_added", changes(old.replace("enum(a, b)", "enum(a, b, c)"), old))
+    assert change.breaking and change.message == "field User.tier: enum value c added"
+    assert changes(old.replace("enum(a, b)", "enum(b, a)"), old) == []  # order: not on the wire
+    assert changes(old, old.replace("enum(a, b)", "enum(b, a)")) == []
 
 
 ENUMS = OLD.replace("  age: int32\n", "  tier: Tier\n") + "\nenum Tier { free, pro, team }\n"

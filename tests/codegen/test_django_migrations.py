@@ -19,8 +19,9 @@ import pytest
 from django.core.management import call_command
 from django.db.migrations.state import ProjectState
 from django.db.utils import ConnectionHandler
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import conninfo_to_dict
 
+from tests.support.databases import empty_postgres_database
 from toolkit_codegen.backends import BackendError, BackendOptions, generate
 from toolkit_codegen.backends.migrations import load_graph
 from toolkit_codegen.compiler import load_sources
@@ -162,14 +163,8 @@ def apply(conn: Any, files: Mapping[str, str], applied: set[str]) -> None:
 @pytest.fixture
 def postgres_database(postgres_dsn: str) -> Iterator[str]:
     """Create a fresh database on the real server for one test; drop it afterwards."""
-    name = f"toolkit_t_{uuid.uuid4().hex}"
-    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_conninfo(postgres_dsn, dbname=name)
-    finally:
-        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with empty_postgres_database(postgres_dsn) as url:
+        yield url
 
 
 def sqlite_settings(tmp_path: Path) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The generated API refuses what it cannot take: deep JSON, and callers without a role.
+"""The generated API refuses what it cannot take: deep JSON, impossible times, missing roles.
 
 A schema compiled and installed in-process (what ``manage.py compile_schema`` writes), then
 real requests through Django: a deeply nested body answers 400 (never a 500 and a logged
@@ -35,6 +35,11 @@ entity Doc {
 service DocService {
   rpc CreateDoc(title: string @validate(min_len: 1, max_len: 100)) -> Doc {
     http: POST "/v1/docs"
+    auth: none
+  }
+
+  rpc RemindDoc(at: timestamp) -> Doc {
+    http: POST "/v1/docs/remind"
     auth: none
   }
 
@@ -97,6 +102,21 @@ def test_a_body_at_the_depth_bound_is_still_read(client: Client) -> None:
     # Read and validated: the title is not a string (field error), not a depth refusal.
     assert response.status_code == 400
     assert "title" in response.json()["error"].get("fields", {})
+
+
+@pytest.mark.parametrize("at", ["2024-01-01T12:99:00Z", "2024-02-30T10:00:00Z"])
+def test_an_impossible_timestamp_is_400_not_a_server_error(
+    client: Client, at: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Well-formed RFC 3339 text naming no instant: the parser raised, and it answered 500.
+    with caplog.at_level(logging.ERROR):
+        response = client.post(
+            "/v1/docs/remind", json.dumps({"at": at}), content_type="application/json"
+        )
+    assert response.status_code == 400, response.content[:300]
+    assert "at" in response.json()["error"]["fields"]
+    assert at not in response.content.decode()  # the field is named, never the value
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 @pytest.mark.parametrize(

@@ -13,16 +13,21 @@ the MCP tool's description and in the handler stub's docstring.
 from __future__ import annotations
 
 import ast
+import importlib
 import json
+import keyword
 import sqlite3
+import sys
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit_codegen.backends import BACKENDS
 from toolkit_codegen.backends.handler_stubs import render_handlers
+from toolkit_codegen.backends.job_stubs import render_jobs
 from toolkit_codegen.compiler import MAX_SCHEMA_BYTES, compile_schema, load_paths, load_sources
 from toolkit_codegen.nodes import snake_case
 from toolkit_codegen.verify import file_problem, verify_files
@@ -202,15 +207,158 @@ def test_a_generated_file_that_does_not_load_is_a_compiler_bug_at_its_schema_loc
         "sqlite/schema.sql": 'CREATE TABLE "things" (\n  "label" TEXT DEFAULT \'x\n);\n',
         "openapi.json": '{"paths": ',
         "fine.py": "x = 1\n",
+        # Parses, but does not compile: the symbol table refuses a repeated parameter.
+        "handlers.py": "def get(self, request, *, request):\n    pass\n",
     }
     problems = {
         d.message.split(" does not load")[0]: d for d in verify_files(broken, loaded.schema, "t")
     }
     assert sorted(problems) == [
         "compiler bug: generated generated/models.py",
+        "compiler bug: generated handlers.py",
         "compiler bug: generated openapi.json",
         "compiler bug: generated sqlite/schema.sql",
     ]
     # The failing Python line holds the field ``label``: the diagnostic points at its declaration.
     assert str(problems["compiler bug: generated generated/models.py"].pos) == "app.toolkit:5:3"
     assert "nothing was written" in problems["compiler bug: generated sqlite/schema.sql"].message
+
+
+def test_a_job_parameter_named_like_its_job_still_reaches_the_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``job Send(send: ...)``: the dispatcher's ``from ..jobs import send`` used to
+    # rebind the parameter, so the job was queued with itself as its first argument.
+    loaded = load_sources({"app.toolkit": "job Send(send: string, n: int32) { queue: q }\n"})
+    assert loaded.ok, [str(d) for d in loaded.diagnostics]
+    out = compile_schema(loaded, ["jobs"])
+    assert out.ok, [str(d) for d in out.diagnostics]
+    app = tmp_path / "shadow_app"
+    (app / "generated").mkdir(parents=True)
+    (app / "__init__.py").write_text("")
+    (app / "generated" / "__init__.py").write_text("")
+    (app / "generated" / "jobs.py").write_text(out.files["jobs/generated/jobs.py"])
+    # The user's side: a job object whose dispatch records what it was given.
+    (app / "jobs.py").write_text(
+        "class _Job:\n"
+        "    def __init__(self):\n"
+        "        self.calls = []\n\n"
+        "    def dispatch(self, *args):\n"
+        "        self.calls.append(args)\n"
+        '        return "message-1"\n\n\n'
+        "send = _Job()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    generated = importlib.import_module("shadow_app.generated.jobs")
+    try:
+        assert generated.dispatch_send("hello", 3) == "message-1"
+        assert importlib.import_module("shadow_app.jobs").send.calls == [("hello", 3)]
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "shadow_app"]:
+            del sys.modules[name]
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        # Overflowed to ``inf``: models.py held ``default=inf`` (a NameError on import).
+        (f"x: float64 @default({'9' * 400}.0)", "3:23: [resolve] @default(inf) does not fit"),
+        (f"x: float32 @default(-{'9' * 400}.5)", "3:23: [resolve] @default(-inf) does not fit"),
+        ("x: float32 @default(1" + "0" * 39 + ")", "out of range for float32"),
+        # Over Python's 4300-digit limit: an internal compiler error before.
+        (f"x: float64 @default({'9' * 5000})", "3:23: [resolve] @default(inf) does not fit"),
+        # An infinite bound crashed the serializers backend (OverflowError).
+        (f"x: int64 @validate(lt: {'9' * 400}.0)", "3:12: [resolve] lt is too large a number"),
+    ],
+)
+def test_a_number_no_backend_can_write_is_a_diagnostic_at_its_position(
+    field: str, expected: str
+) -> None:
+    text = f"entity A {{\n  id: uuid @primary\n  {field}\n}}\n"
+    loaded = load_sources({"app.toolkit": text})
+    shown = [str(d) for d in loaded.errors]
+    assert len(shown) == 1 and expected in shown[0], shown
+    assert shown[0].startswith("app.toolkit:3:")
+    assert not compile_schema(loaded, list(BACKENDS)).files
+
+
+#: Names that are valid schema identifiers but mean something to the generated Python:
+#: keywords (and capitalised ones, which snake_case lowers), soft keywords, builtins,
+#: private and dunder names, and names the generated modules import or define.
+HOSTILE_NAMES = sorted(
+    {
+        *keyword.kwlist,
+        *keyword.softkwlist,
+        *(k.capitalize() for k in keyword.kwlist),
+        *("self", "cls", "request", "Request", "models", "serializers", "views", "fields"),
+        *("settings", "uuid", "json", "Any", "JOB_OPTIONS", "SCHEDULES", "_check", "_job"),
+        *("_RULES", "__init__", "__class__", "_", "__", "pk", "id", "objects", "Meta", "job"),
+        *("dispatch", "handlers", "crud", "services", "timezone", "str", "int", "list", "x_"),
+    }
+)
+hostile_name = st.one_of(
+    st.sampled_from(HOSTILE_NAMES), st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
+)
+
+
+def names_schema(n: dict[str, str]) -> str:
+    """Return a schema with each hostile name in its slot (``n`` maps slot -> name)."""
+    row, svc, rpc = n["entity"].capitalize() + "Row", n["service"].capitalize() + "Svc", n["rpc"]
+    return f"""enum {n["enum"].capitalize()}Kind {{ {n["value"]}, other_value }}
+
+entity {row} {{
+  id: uuid @primary
+  {n["field"]}: string @validate(max_len: 10)
+}}
+
+service {svc} {{
+  rpc {rpc.capitalize()}(id: uuid, {n["param"]}: string @validate(max_len: 5)) -> {row} {{
+    http: GET "/v1/r/{{id}}"
+    auth: none
+  }}
+}}
+
+job {n["job"].capitalize()}({n["job_param"]}: int32 @validate(gte: 0)) {{ queue: {n["queue"]} }}
+
+schedule {n["schedule"].capitalize()}Tick {{
+  cron: "@daily"
+  dispatch: {n["job"].capitalize()}(1)
+}}
+
+saga {n["saga"].capitalize()}Flow {{
+  step {n["step"]} {{ execute: {svc}.{rpc.capitalize()} }}
+}}
+"""
+
+
+NAME_SLOTS = ("enum", "value", "entity", "field", "service", "rpc", "param")
+NAME_SLOTS += ("job", "job_param", "queue", "schedule", "saga", "step")
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(names=st.fixed_dictionaries({slot: hostile_name for slot in NAME_SLOTS}))
+def test_hostile_names_in_every_slot_are_refused_or_give_files_that_load(
+    names: dict[str, str],
+) -> None:
+    loaded = load_sources({"app.toolkit": names_schema(names)})
+    if not loaded.ok:  # refused by the front end (`toolkit check`), at a position
+        assert all(d.phase in ("lex", "parse", "resolve") for d in loaded.errors), loaded.errors
+        return
+    out = compile_schema(loaded, list(BACKENDS))
+    shown = [str(d) for d in out.diagnostics]
+    # A backend may refuse a name it cannot use, with its own diagnostic; it never writes
+    # a file that does not load (the gate would call that a compiler bug) or crashes.
+    assert not [s for s in shown if "compiler bug" in s or "internal" in s], shown
+    for rel, text in out.files.items():
+        assert file_problem(rel, text) is None, (rel, file_problem(rel, text))
+    if not out.ok:
+        return
+    for rel, text in (
+        ("handlers.py", render_handlers(loaded.schema, "api")),
+        ("jobs.py", render_jobs(loaded.schema, "api")),
+    ):
+        assert file_problem(rel, text) is None, (rel, file_problem(rel, text))

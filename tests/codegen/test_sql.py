@@ -14,8 +14,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
 
+from tests.support.databases import empty_postgres_database
 from tests.support.golden import assert_golden
 from toolkit_codegen.backends import BackendOptions
 from toolkit_codegen.backends.sql import SqlRenderer, render_ddl
@@ -141,14 +141,8 @@ def spec_expectation(schema: Schema, entity: Entity, fld: Field) -> tuple[str, i
 @pytest.fixture
 def fresh_database(postgres_dsn: str) -> Iterator[str]:
     """Create an empty database for one test and drop it afterwards."""
-    name = f"toolkit_t_{uuid.uuid4().hex}"
-    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_conninfo(postgres_dsn, dbname=name)
-    finally:
-        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with empty_postgres_database(postgres_dsn) as url:
+        yield url
 
 
 def pg_columns(conn: psycopg.Connection) -> dict[str, dict[str, tuple]]:

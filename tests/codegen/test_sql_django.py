@@ -318,6 +318,46 @@ def test_modules_schemas_relations_and_many_to_many_build_the_same_tables(
     } <= seen
 
 
+#: A CRUD list (keyset on ``(created_at, id)``) next to a hand-indexed one: both sides
+#: index the first list's order; the second's declared index already starts with it.
+LISTED_APP = """\
+entity Post {
+  id: uuid @primary
+  title: string
+  created_at: timestamp @default(now())
+}
+
+entity Event {
+  id: uuid @primary
+  created_at: timestamp @default(now())
+  index(created_at, id)
+}
+
+service Feed {
+  rpc ListPosts() -> Post { http: GET "/v1/posts"; auth: none; paginated: true }
+  rpc ListEvents() -> Event { http: GET "/v1/events"; auth: none; paginated: true }
+}
+"""
+
+
+@pytest.mark.postgres
+def test_a_crud_list_order_is_indexed_by_both_the_ddl_and_the_migration(
+    databases: Callable[[], str], tmp_path: Path
+) -> None:
+    schema_dir = tmp_path / "schema"
+    schema_dir.mkdir()
+    (schema_dir / "app.toolkit").write_text(LISTED_APP)
+    project = tmp_path / "project"
+    project.mkdir()
+    seen = assert_same_catalogs(schema_dir, databases, project)
+    assert ("posts", ("created_at", "id"), False, False) in seen
+    assert ("events", ("created_at", "id"), False, False) in seen
+    # Not twice where a declared index covers the order (the catalogs above are sets).
+    ddl = render_ddl(load_paths([schema_dir]).schema, "postgres")
+    assert ddl.count('ON "events" ("created_at", "id")') == 1
+    assert ddl.count('ON "posts" ("created_at", "id")') == 1
+
+
 def enum_checks(dsn: str, tables: set[str]) -> dict[tuple[str, str], tuple[str, ...]]:
     """Return ``{(table, column): sorted allowed values}`` of single-column CHECKs."""
     out: dict[tuple[str, str], tuple[str, ...]] = {}

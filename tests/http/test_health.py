@@ -155,3 +155,40 @@ def test_a_hung_service_is_an_error_row_after_the_timeout(fresh_services):
         release.set()
     assert time.monotonic() - started < 2
     assert not ok and rows[0]["error"] == "timeout" and rows[0]["adapter"] == "hung"
+
+
+def test_probes_run_concurrently(fresh_services):
+    """Three services that answer only once all three are being probed at the same time.
+
+    Probed one after another, the first would wait at the barrier until its timeout and
+    every row would be an error; probed concurrently, all three pass the barrier.
+    """
+    import threading
+
+    from toolkit_batteries.http.health import readiness
+
+    barrier = threading.Barrier(3, timeout=5)
+
+    class Meeting:
+        adapter_name = "meeting"
+
+        def ping(self) -> None:
+            barrier.wait()
+
+    class FakeContainer:
+        config = None
+
+        def lock(self, instance: str) -> Meeting:
+            return Meeting()
+
+    pairs = [("lock", "a"), ("lock", "b"), ("lock", "c")]
+    try:
+        ok, rows = readiness(FakeContainer(), pairs, timeout=3)
+    finally:
+        barrier.abort()
+    assert ok, rows
+    assert [(row["instance"], row["status"]) for row in rows] == [
+        ("a", "ok"),
+        ("b", "ok"),
+        ("c", "ok"),
+    ]

@@ -17,19 +17,11 @@ import pytest
 import redis
 from django.test import override_settings
 
-from tests.batteries.cache.helpers import forget_runtime_caches
 from toolkit_batteries.cache.adapters import kvserver as kv_adapter
 from toolkit_batteries.cache.adapters.db import TABLE
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError
-
-
-@pytest.fixture(autouse=True)
-def _forget_runtime_caches():
-    """Drop the Django-held caches these tests registered (their Redis leases go back)."""
-    yield
-    forget_runtime_caches()
 
 
 class Planted:

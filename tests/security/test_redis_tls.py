@@ -23,20 +23,12 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.batteries.cache.helpers import forget_runtime_caches
 from tests.ports import accepting, free_port
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import ServiceUnavailableError
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
-
-
-@pytest.fixture(autouse=True)
-def _forget_runtime_caches():
-    """Drop the Django-held caches these tests registered (their Redis leases go back)."""
-    yield
-    forget_runtime_caches()
 
 
 def _name(text: str) -> x509.Name:

@@ -272,14 +272,15 @@ def test_rows_stored_before_the_fix_have_their_query_redacted_by_the_migration(
     from django.core.management import call_command
     from django.db import connections
 
+    from tests.support.aliases import aliases_forgotten
     from toolkit_batteries.core.slots import slot_alias
     from toolkit_batteries.db.databases import sqlite_entry
 
-    alias = slot_alias(
-        connections, sqlite_entry(str(tmp_path / "old.sqlite3")), preferred="x", prefix="wh_mig"
-    )
     now = datetime.now(UTC)
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), aliases_forgotten():
+        alias = slot_alias(
+            connections, sqlite_entry(str(tmp_path / "old.sqlite3")), preferred="x", prefix="wh_mig"
+        )
         call_command("migrate", "toolkit_webhook", "0001", database=alias, verbosity=0)
         WebhookDelivery.objects.using(alias).create(
             delivery_id="old-1",

@@ -226,7 +226,8 @@ class Analytics(Service):
     def _properties(self, properties: Mapping[str, Any] | None) -> dict[str, Any]:
         if properties is None:
             return {}
-        if not isinstance(properties, Mapping):
+        # ``type(...) is dict`` first: the common case skips the ABC check.
+        if type(properties) is not dict and not isinstance(properties, Mapping):
             raise AnalyticsPropertiesError(self.instance, "properties", "must be a mapping")
         if self.max_properties and len(properties) > self.max_properties:
             raise AnalyticsPropertiesError(
@@ -242,7 +243,8 @@ class Analytics(Service):
             raise AnalyticsPropertiesError(
                 self.instance, "properties", f"are not JSON-encodable ({type(exc).__name__})"
             ) from None
-        size = len(encoded.encode())
+        # UTF-8 size without encoding a copy when it is all ASCII (its length, then).
+        size = len(encoded) if encoded.isascii() else len(encoded.encode())
         if self.max_properties_bytes and size > self.max_properties_bytes:
             raise AnalyticsPropertiesError(
                 self.instance,

@@ -280,7 +280,10 @@ class TimestampField(serializers.DateTimeField):
         """Refuse anything but text with an offset, then parse as DRF does."""
         if not isinstance(value, str):
             self.fail("invalid", format="RFC 3339")
-        parsed = parse_datetime(value) if _RFC3339.fullmatch(value) else None
+        try:  # well-formed but impossible (``12:99``) raises instead of returning None
+            parsed = parse_datetime(value) if _RFC3339.fullmatch(value) else None
+        except ValueError:
+            parsed = None
         if parsed is None or parsed.tzinfo is None:
             self.fail("invalid", format="YYYY-MM-DDThh:mm:ss[.ffffff]Z or ±hh:mm")
         return super().to_internal_value(value)

@@ -1,6 +1,7 @@
 """The auth service: who is calling (never what they may do; that is ``permission``).
 
-Every adapter subclasses :class:`Authenticator` and implements three operations::
+Every adapter subclasses :class:`Authenticator` and serves three operations (``issue``
+checks its arguments in the base class and mints through the adapter's ``_mint``)::
 
     auth = services.auth()
     issued = auth.issue("user-42", roles=("member",), ttl=timedelta(hours=1))
@@ -115,6 +116,10 @@ class Authenticator(Service):
 
     #: Instance name the container opened this adapter as (``"default"``).
     instance: str = "default"
+    #: Lifetime of a token issued without ``ttl`` (an adapter may take its store's).
+    _default_ttl: timedelta = DEFAULT_TTL
+    #: Set by ``close()`` in adapters that fail closed; a closed one issues nothing.
+    _closed: bool = False
 
     def issue(
         self,
@@ -124,7 +129,23 @@ class Authenticator(Service):
         ttl: timedelta | None = None,
         claims: Mapping[str, Any] | None = None,
     ) -> IssuedToken:
-        """Mint a token for ``subject`` that lives ``ttl`` (default :data:`DEFAULT_TTL`)."""
+        """Mint a token for ``subject`` that lives ``ttl`` (default :data:`DEFAULT_TTL`).
+
+        The arguments are checked here, once for every adapter
+        (:func:`validate_issue_arguments`), so no adapter can accept what another refuses;
+        the adapter mints in :meth:`_mint`.
+        """
+        where = f"auth.{self.instance}"
+        if self._closed:
+            raise AuthError(f"{where}: the service is closed")
+        lifetime = ttl if ttl is not None else self._default_ttl
+        roles, lifetime, extra = validate_issue_arguments(where, subject, roles, lifetime, claims)
+        return self._mint(subject, roles, lifetime, extra)
+
+    def _mint(
+        self, subject: str, roles: tuple[str, ...], lifetime: timedelta, extra: dict[str, Any]
+    ) -> IssuedToken:
+        """Mint a token from checked arguments (``extra``: the caller's own claims)."""
         raise NotImplementedError
 
     def verify(self, token: str) -> Claims:

@@ -22,6 +22,8 @@ __all__ = [
     "build_claims",
     "check_audience",
     "check_times",
+    "decode_payload",
+    "expiry_of",
     "number",
     "read_header",
     "roles_of",
@@ -79,6 +81,39 @@ def number(payload: dict[str, Any], name: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidTokenError(f"{name} is not a number")
     return float(value)
+
+
+def decode_payload(jws: Any, token: str, key: Any, algorithm: str) -> dict[str, Any]:
+    """Check a compact JWS's signature with ``key`` and return its payload, a JSON object.
+
+    Both adapters verify signatures through pyjwt's JWS layer and judge the claims
+    themselves (this module), so the refusals are worded once, here: "signature mismatch"
+    or "malformed token", never the token or the library's message.
+    """
+    try:
+        payload = json.loads(jws.decode(token, key, algorithms=[algorithm]))
+    except Exception as exc:
+        import jwt as pyjwt  # only on a refusal: the adapters imported it already
+
+        if isinstance(exc, pyjwt.InvalidSignatureError):
+            raise InvalidTokenError("signature mismatch") from None
+        if isinstance(exc, pyjwt.PyJWTError | ValueError):
+            raise InvalidTokenError("malformed token") from None
+        raise
+    if not isinstance(payload, dict):
+        raise InvalidTokenError("malformed token")
+    return payload
+
+
+def expiry_of(payload: dict[str, Any]) -> float:
+    """Return the ``exp`` of a token being revoked, whose other time claims are not judged.
+
+    A token without a numeric ``exp`` cannot say how long its revocation must be kept.
+    """
+    exp = payload.get("exp")
+    if isinstance(exp, bool) or not isinstance(exp, int | float):
+        raise InvalidTokenError("missing exp")
+    return float(exp)
 
 
 def check_times(payload: dict[str, Any], now: float, leeway: float) -> float:

@@ -20,7 +20,7 @@ or the provider's answer text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 from urllib.parse import urlsplit
 
@@ -86,20 +86,24 @@ class CDN(Service):
 
     def purge_urls(self, urls: Iterable[str]) -> int:
         """Purge each URL from the cache; return how many distinct URLs were purged."""
-        checked = _unique(
-            self._url(url, index) for index, url in enumerate(_items(self, urls, "urls"))
-        )
-        if checked:
-            self._purge_urls(checked)
-        return len(checked)
+        return self._purge(urls, "urls", self._url, self._purge_urls)
 
     def purge_tags(self, tags: Iterable[str]) -> int:
         """Purge every object carrying one of ``tags``; return how many distinct tags."""
-        checked = _unique(
-            self._tag(tag, index) for index, tag in enumerate(_items(self, tags, "tags"))
-        )
+        return self._purge(tags, "tags", self._tag, self._purge_tags)
+
+    def _purge(
+        self,
+        values: Iterable[str],
+        argument: str,
+        check: Callable[[object, int], str],
+        send: Callable[[list[str]], None],
+    ) -> int:
+        """Check every item (all before any is sent), drop repeats, send the rest if any."""
+        items = _items(self, values, argument)
+        checked = _unique(check(item, index) for index, item in enumerate(items))
         if checked:
-            self._purge_tags(checked)
+            send(checked)
         return len(checked)
 
     def ping(self) -> None:

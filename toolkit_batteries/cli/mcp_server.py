@@ -25,6 +25,7 @@ from typing import Any
 
 __all__ = ["TIMEOUT", "TOOLS", "arguments_for", "run_tool", "serve"]
 
+_SUFFIX = ".toolkit"
 #: Seconds one tool call may take (a 500-entity schema compiles in well under 2 s).
 TIMEOUT = 120.0
 
@@ -119,6 +120,7 @@ def arguments_for(tool: str, arguments: dict[str, Any], root: Path | None = None
         if name not in arguments:
             raise ToolArgumentError(f"{name}: required")
     if tool == "compile":
+        _default_confined(base)
         backends = _strings(arguments, "backends")
         argv = ["compile", "--dry-run"]
         if backends:
@@ -135,6 +137,8 @@ def arguments_for(tool: str, arguments: dict[str, Any], root: Path | None = None
     paths = _strings(arguments, "paths")
     _no_flags(paths)
     _confined("paths", paths, base)
+    if not paths:
+        _default_confined(base)
     if tool == "explain":
         operation = arguments["operation"]
         if not isinstance(operation, str) or not operation or operation.startswith("-"):
@@ -154,14 +158,46 @@ def _no_flags(paths: list[str]) -> None:
             raise ToolArgumentError("paths: a path may not start with '-'")
 
 
+def _inside(target: Path, base: Path) -> bool:
+    return target == base or base in target.parents
+
+
 def _confined(name: str, paths: list[str], base: Path) -> None:
-    """Refuse a path that resolves (``..``, absolute, a symlink) outside ``base``."""
+    """Refuse a path that resolves (``..``, absolute, a symlink) outside ``base``.
+
+    A directory is read recursively, so a schema file in it that is a link to a file
+    outside (``schema/app.toolkit -> ~/.ssh/id_rsa``) is refused too: the command would
+    read it and echo its text in diagnostics, and ``fmt`` would copy it in.
+    """
     for path in paths:
         target = (base / path).resolve()
-        if target != base and base not in target.parents:
+        if not _inside(target, base) or (
+            target.is_dir()
+            and not all(_inside(f.resolve(), base) for f in target.rglob(f"*{_SUFFIX}"))
+        ):
             raise ToolArgumentError(
                 f"{name}: every path must be inside the directory the server serves"
             )
+
+
+def _default_confined(base: Path) -> None:
+    """Refuse a call without paths when the schema the CLI would find lies outside ``base``.
+
+    Without paths the command reads the project's ``schema/``, and the project is looked
+    for in the parents too: a server started in ``project/docs`` would read ``project/``.
+    """
+    from .project import find_project
+
+    project = find_project(base)
+    root = project.root if project is not None else base
+    schema = project.schema_dir if project is not None else base / "schema"
+    if not _inside(root.resolve(), base):
+        raise ToolArgumentError(
+            "paths: the project around this directory is not inside the directory the server "
+            "serves; pass paths inside it"
+        )
+    if schema.exists():
+        _confined("paths", [str(schema)], base)
 
 
 def run_tool(tool: str, arguments: dict[str, Any], *, cwd: Path | None = None) -> dict[str, Any]:

@@ -53,6 +53,15 @@ class OpenContext:
         """Return the standard logger for this service (``toolkit.<service>``)."""
         return logging.getLogger(f"toolkit.{self.service}")
 
+    def kvserver_client(self) -> Any:
+        """Return the container's shared client for this instance's ``kvserver`` block.
+
+        What every adapter with a ``kvserver`` option block borrows in ``open``, written
+        once: the pool registry keys clients by server, so instances on one server share a
+        client, and the block's address errors name this service and instance.
+        """
+        return self.pools.kvserver(self.service, self.options.kvserver, instance=self.instance)
+
 
 class Service:
     """Mixin base of every battery's interface class.

@@ -20,7 +20,7 @@ module, if it has one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,6 +31,26 @@ if TYPE_CHECKING:
     from .config import Config
 
 __all__ = ["BatteryConfig", "ToolkitBatteriesConfig"]
+
+
+def _deferred_check(module: str, name: str) -> Callable[..., Any]:
+    """Return a check that imports ``.<module>.<name>`` when it first runs, then calls it.
+
+    ``django.setup()`` only registers checks; the modules that implement them (regexes and
+    dataclasses built at import) are paid for by ``manage.py check``, not by every process.
+    Built once at import, so a repeated ``ready()`` registers the same object again.
+    """
+
+    def check(app_configs: Any = None, **kwargs: Any) -> Any:
+        return getattr(import_module(f"{__package__}.{module}"), name)(app_configs, **kwargs)
+
+    check.__name__ = check.__qualname__ = name
+    return check
+
+
+_SHARED_STATE = _deferred_check("topology", "check_shared_state")
+_SHARED_STATE_DEPLOY = _deferred_check("topology", "check_shared_state_deploy")
+_UNSUPPORTED_OPTIONS = _deferred_check("unsupported", "check_unsupported_options")
 
 
 class ToolkitBatteriesConfig(AppConfig):
@@ -44,15 +64,13 @@ class ToolkitBatteriesConfig(AppConfig):
         """Register the configuration check; rebuild services when ``TOOLKIT`` changes."""
         from .. import services
         from .checks import TAG, check_configuration
-        from .topology import check_shared_state, check_shared_state_deploy
-        from .unsupported import check_unsupported_options
 
         checks.register(check_configuration, TAG)
         # Memory state in a multi-process deployment: one check for every such service.
-        checks.register(check_shared_state, TAG)
-        checks.register(check_shared_state_deploy, TAG, deploy=True)
+        checks.register(_SHARED_STATE, TAG)
+        checks.register(_SHARED_STATE_DEPLOY, TAG, deploy=True)
         # Spec options redis-py cannot honour are refused, never accepted and ignored.
-        checks.register(check_unsupported_options, TAG)
+        checks.register(_UNSUPPORTED_OPTIONS, TAG)
         services.connect_signals()
 
 
@@ -94,7 +112,9 @@ class BatteryConfig(AppConfig):
 
         # The registry ``checks.register`` adds to (a test may point it at its own).
         registry = getattr(checks.register, "__self__", None) or checks.registry.registry
-        # Deploy-only checks live in their own set (``deployment_checks``).
+        # Deploy-only checks live in their own set (``deployment_checks``). The earlier
+        # ones are found by their mark, not remembered: a test may save and restore the
+        # registry's sets, and whatever they hold then is what must not be doubled.
         for registered in (registry.registered_checks, registry.deployment_checks):
             mine = [c for c in registered if getattr(c, "toolkit_battery", None) == self.service]
             for old in mine:

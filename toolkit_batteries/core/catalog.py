@@ -59,6 +59,21 @@ class ServiceSpec:
         """Return the dotted path of the public class (``toolkit_batteries.cache.base.Cache``)."""
         return f"{self.package}.base.{self.base}"
 
+    @property
+    def accessor_doc(self) -> str:
+        """Return the docstring of this service's accessor (container's and ``services``').
+
+        Built here, from the row alone, so ``services`` can document its accessors without
+        importing the container at ``django.setup()``.
+        """
+        others = ", ".join(self.adapters[1:]) or "none"
+        return (
+            f"Return the {self.name} service (instance 'default' unless named).\n\n"
+            f"Opens on the first call and returns the same object afterwards. Adapters:\n"
+            f"{self.default_adapter} (default), {others}. Configure it as\n"
+            f'TOOLKIT["{self.name}"] or {self.name.upper()}__<INSTANCE>__<FIELD> variables.'
+        )
+
     def product(self, adapter: str) -> str | None:
         """Return the product ``adapter`` talks to (``kvserver`` -> ``redis``), else ``None``."""
         names = self.products.get(adapter)

@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 from django.core import checks
 
-from .config import Config, ServiceConfig
 from .errors import ConfigurationError
-from .loading import resolve_adapter
-from .option_checks import declared_option_messages, service_checks
-from .options import normalize
 
 if TYPE_CHECKING:
     from django.apps import AppConfig
+
+    from .config import Config, ServiceConfig
+    from .option_checks import declared_option_messages, service_checks
+
+# ``django.setup()`` imports this module (the apps register its checks), so the configuration
+# layer (``config``, ``options``, ``option_checks``...) is imported when a check first runs.
 
 __all__ = [
     "TAG",
@@ -58,6 +60,8 @@ def check_configuration(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
     """Report every service or plugin whose configuration does not validate."""
+    from .config import Config
+
     problems = Config.validate(toolkit_settings(), os.environ)
     return [
         checks.Error(str(problem), obj=_OBJ, id="toolkit_batteries.E001") for problem in problems
@@ -86,6 +90,11 @@ def battery_check(
         # check was registered with may no longer be the installed one.
         if app_configs is not None and app_config.label not in {a.label for a in app_configs}:
             return []
+        from .config import Config
+        from .loading import resolve_adapter
+        from .option_checks import declared_option_messages
+        from .options import normalize
+
         raw = toolkit_settings()
         own = {key: value for key, value in raw.items() if normalize(str(key)) == service}
         try:
@@ -132,6 +141,9 @@ def battery_deploy_check(service: str, package: str) -> Callable[..., list[check
     ) -> list[checks.CheckMessage]:
         from importlib import import_module
 
+        from .config import Config
+        from .options import normalize
+
         own = {k: v for k, v in toolkit_settings().items() if normalize(str(k)) == service}
         try:
             config = Config.load(own, os.environ)
@@ -154,6 +166,8 @@ def resolved_instances(config: Config, service: str) -> Iterator[tuple[ServiceCo
     Instances whose adapter does not resolve are skipped: ``toolkit_<service>.E001``
     reports them, so a battery's own checks never report one instance twice.
     """
+    from .loading import resolve_adapter
+
     for instance in config.instances(service):
         cfg = config.service(service, instance)
         try:
@@ -173,3 +187,12 @@ def warning(
 ) -> checks.Warning:
     """Return a ``checks.Warning`` on ``settings.TOOLKIT`` (see :func:`error`)."""
     return checks.Warning(message, hint=hint, obj=obj, id=check_id)
+
+
+def __getattr__(name: str) -> Any:
+    """Re-export :mod:`.option_checks`' helpers (batteries import them from here) on use."""
+    if name in ("declared_option_messages", "service_checks"):
+        from . import option_checks
+
+        return getattr(option_checks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

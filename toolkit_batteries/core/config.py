@@ -17,12 +17,13 @@ formats an option value into an error or a log line, and
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import os
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from . import catalog
 from .config_blocks import (
@@ -55,6 +56,9 @@ from .options import (
     options_to_dict,
 )
 from .redaction import redact, redact_string
+
+#: What :func:`_build_instances` builds: a service's or a plugin's config.
+_Built = TypeVar("_Built")
 
 __all__ = ["Config", "PluginConfig", "ServiceConfig"]
 
@@ -344,35 +348,49 @@ def _resolve(settings: Mapping[str, Any] | None, environ: Mapping[str, str] | No
         instances = _service_blocks(service, blocks.get(service), problems)
         if instances is None:
             continue
-        env_instances = env.services.get(service, {})
-        for folded, env_instance in env_instances.items():
-            if folded not in instances:
-                instances[folded] = _Block(env_instance.name)
-        built: dict[str, ServiceConfig] = {}
-        for folded, block in instances.items():
-            try:
-                built[block.name] = _build_service(
-                    service, block, env_instances.get(folded), env.project
-                )
-            except ConfigurationError as exc:
-                problems.add(service, block.name, exc)
-        services[service] = built
+        services[service] = _build_instances(
+            service,
+            instances,
+            env.services.get(service, {}),
+            functools.partial(_build_service, service, project=env.project),
+            problems,
+        )
 
     plugins: dict[str, dict[str, PluginConfig]] = {}
     for name, plugin_instances in plugin_blocks.items():
-        by_folded = {normalize(block.name): block for block in plugin_instances}
-        env_instances = env.plugins.get(name, {})
-        for folded, env_instance in env_instances.items():
-            if folded not in by_folded:
-                by_folded[folded] = _Block(env_instance.name)
-        built_plugins: dict[str, PluginConfig] = {}
-        for folded, block in by_folded.items():
-            try:
-                built_plugins[block.name] = _build_plugin(name, block, env_instances.get(folded))
-            except ConfigurationError as exc:
-                problems.add(f"{PLUGINS_KEY}.{name}", block.name, exc)
-        plugins[name] = built_plugins
+        plugins[name] = _build_instances(
+            f"{PLUGINS_KEY}.{name}",
+            {normalize(block.name): block for block in plugin_instances},
+            env.plugins.get(name, {}),
+            functools.partial(_build_plugin, name),
+            problems,
+        )
     return _Resolved(services, plugins, problems, env)
+
+
+def _build_instances(
+    where: str,
+    blocks: dict[str, _Block],
+    env_instances: Mapping[str, InstanceEnv],
+    build: Callable[[_Block, InstanceEnv | None], _Built],
+    problems: _Problems,
+) -> dict[str, _Built]:
+    """Build every instance of one service or plugin, by its spelled name.
+
+    The instances are the settings blocks (by folded name) plus those only the environment
+    names; one that fails is reported under ``where`` and left out, so services and
+    plugins alike gather every problem in one pass instead of stopping at the first.
+    """
+    for folded, env_instance in env_instances.items():
+        if folded not in blocks:
+            blocks[folded] = _Block(env_instance.name)
+    built: dict[str, _Built] = {}
+    for folded, block in blocks.items():
+        try:
+            built[block.name] = build(block, env_instances.get(folded))
+        except ConfigurationError as exc:
+            problems.add(where, block.name, exc)
+    return built
 
 
 # --------------------------------------------------------------------------- the config
@@ -405,6 +423,30 @@ def _redact_free_maps(cls: type, rendered: dict[str, Any]) -> dict[str, Any]:
             for item in value.values():
                 _redact_free_maps(spec.nested, item)  # type: ignore[arg-type]
     return rendered
+
+
+#: The mapping :meth:`Config.of` loaded last, a deep copy of it, the environment and the
+#: result. ``settings.py`` derives up to seven slots from one ``TOOLKIT`` and the container
+#: loads it again at first use; each repeat is served from here while the very same
+#: mapping still equals its copy and the environment is unchanged (a ``Config`` is
+#: immutable, so sharing it is safe).
+_last_of: tuple[Mapping[str, Any], Any, dict[str, str], Config] | None = None
+
+
+def _load_repeated(settings: Mapping[str, Any]) -> Config:
+    """Return ``Config.load(settings, os.environ)``, reusing the last result when unchanged."""
+    global _last_of
+    environ = dict(os.environ)
+    last = _last_of
+    if last is not None and last[0] is settings and last[2] == environ and last[1] == settings:
+        return last[3]
+    config = Config.load(settings, environ)
+    try:
+        snapshot = copy.deepcopy(settings)
+    except Exception:  # an uncopyable value: load every time, as without the cache
+        return config
+    _last_of = (settings, snapshot, environ, config)
+    return config
 
 
 class Config:
@@ -458,7 +500,9 @@ class Config:
             from django.conf import settings
 
             config = getattr(settings, "TOOLKIT", None) if settings.configured else None
-        return cls.load(config, os.environ)
+        if config is None or cls is not Config:
+            return cls.load(config, os.environ)
+        return _load_repeated(config)
 
     @classmethod
     def validate(

@@ -391,13 +391,7 @@ def _accessor(spec: catalog.ServiceSpec) -> Callable[..., Any]:
     # A fixed template; the only substituted text is a catalog name (a Python identifier).
     exec(_ACCESSOR_SOURCE.format(name=spec.name), {}, namespace)
     function = namespace[spec.name]
-    others = ", ".join(spec.adapters[1:]) or "none"
-    function.__doc__ = (
-        f"Return the {spec.name} service (instance {DEFAULT_INSTANCE!r} unless named).\n\n"
-        f"Opens on the first call and returns the same object afterwards. Adapters:\n"
-        f"{spec.default_adapter} (default), {others}. Configure it as\n"
-        f'TOOLKIT["{spec.name}"] or {spec.name.upper()}__<INSTANCE>__<FIELD> variables.'
-    )
+    function.__doc__ = spec.accessor_doc
     function.__module__ = __name__
     function.__qualname__ = f"Container.{spec.name}"
     function.__annotations__ = {"instance": "str", "return": "Any"}

@@ -28,7 +28,8 @@ its HTTP status, for every battery, the generated views and the compiler alike (
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType
 
 from django.core.exceptions import ImproperlyConfigured
@@ -205,6 +206,19 @@ class MissingExtraError(ConfigurationError, ImportError):
             f'{service}: adapter "{adapter}" needs the "{module}" package; '
             f'install it with: pip install "django-toolkit[{extra}]"'
         )
+
+    @classmethod
+    @contextmanager
+    def guard(cls, service: str, adapter: str, extra: str, module: str) -> Iterator[None]:
+        """Turn an ``ImportError`` in the block (an adapter's vendor imports) into this error.
+
+        Written once for every adapter module that imports an optional SDK at the top, so
+        the message and the dropped import traceback (``from None``) cannot drift apart.
+        """
+        try:
+            yield
+        except ImportError:
+            raise cls(service, adapter, extra, module) from None
 
 
 class ServiceUnavailableError(ToolkitError):

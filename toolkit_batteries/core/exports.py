@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 __all__ = ["EXPORTS", "lazy_exports"]
@@ -29,6 +30,8 @@ __all__ = ["EXPORTS", "lazy_exports"]
 #: :func:`lazy_exports` (read by :mod:`.stubs`, which writes each package's ``__init__.pyi``
 #: from it so that a type checker sees the real classes behind the lazy names).
 EXPORTS: dict[str, dict[str, str]] = {}
+#: Package -> its public names that are also its submodules' names (see lazy_exports).
+_SAME_NAME: dict[str, frozenset[str]] = {}
 
 
 def lazy_exports(
@@ -48,13 +51,14 @@ def lazy_exports(
             where[name] = module
     public = sorted(where)
     EXPORTS[package] = where
-    # A name that is also its submodule's name (``resilience.backoff``) is bound eagerly:
-    # the first import of that submodule from anywhere would otherwise set the package
-    # attribute to the module, and ``from package import name`` would return the module.
-    namespace = vars(sys.modules[package])
-    for name, module in where.items():
-        if name == module:
-            namespace[name] = getattr(import_module(f".{module}", package), name)
+    # A name that is also its submodule's name (``resilience.backoff``) stays lazy too: the
+    # import system binds a loaded submodule on its package with ``setattr``, which
+    # :class:`_SameNamePackage` turns into the submodule's export, so ``from package import
+    # name`` never returns the module (binding it eagerly cost every ``django.setup()``).
+    same = frozenset(name for name, module in where.items() if name == module)
+    if same:
+        _SAME_NAME[package] = same
+        sys.modules[package].__class__ = _SameNamePackage
 
     def __getattr__(name: str) -> Any:
         module = where.get(name)
@@ -69,3 +73,17 @@ def lazy_exports(
         return sorted(set(vars(sys.modules[package])) | set(public))
 
     return public, __getattr__, __dir__
+
+
+class _SameNamePackage(ModuleType):
+    """A package exporting a name that is also its submodule's name (``backoff.backoff``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Bind the submodule's export, not the submodule, when the import system binds it."""
+        if (
+            isinstance(value, ModuleType)
+            and name in _SAME_NAME.get(self.__name__, ())
+            and value.__name__ == f"{self.__name__}.{name}"
+        ):
+            value = getattr(value, name)
+        super().__setattr__(name, value)

@@ -32,6 +32,7 @@ from .adapter import Service
 from .errors import MissingExtraError, UnknownAdapterError, UnknownServiceError
 
 __all__ = [
+    "SQL_ALIASES",
     "VENDOR_ALIASES",
     "AdapterTable",
     "adapter_table",
@@ -48,6 +49,13 @@ __all__ = [
 #: ``billing_a`` in billing, ``payment_a`` in payment); each battery resolves a product
 #: name only to the adapter its own catalog row gives it.
 VENDOR_ALIASES: dict[str, tuple[str, ...]] = catalog.product_aliases()
+
+#: The SQL names that all select a battery's one ``db`` adapter (it runs on either
+#: database); a battery whose ``db`` adapter takes them spreads this into its ``ALIASES``
+#: (``{**SQL_ALIASES, ...}``), so the list is written once.
+SQL_ALIASES: dict[str, str] = dict.fromkeys(
+    ("sql", "sqlserver", "sqlfile", "postgres", "postgresql", "sqlite", "sqlite3"), "db"
+)
 
 _lock = threading.Lock()
 _resolved: dict[tuple[str, str], tuple[str, type]] = {}

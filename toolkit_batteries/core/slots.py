@@ -16,7 +16,10 @@ What stays here:
   database, so the ORM and every SQL battery share a connection per thread) and the
   ``TASKS`` alias of a queue instance, which Django's handlers must know by name
   (``using=alias``, ``task.using(backend=alias)``); registered at run time only when
-  settings did not derive it.
+  settings did not derive it (a script's ``Container(config)``, a test's
+  ``override_settings(TOOLKIT=...)``). It never serves ``CACHES``, ``STORAGES``, mail or
+  sessions: those batteries find their alias by the instance's name or build the backend
+  themselves, and register nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Held", "entry_digest", "slot_alias"]
+__all__ = ["Held", "slot_alias"]
 
 T = TypeVar("T")
 
@@ -49,7 +52,7 @@ class Held(Generic[T]):
         return f"<Held {self.alias or self.get!r}>"
 
 
-def entry_digest(entry: Mapping[str, Any]) -> str:
+def _entry_digest(entry: Mapping[str, Any]) -> str:
     """Return a short stable digest of a slot entry (its JSON form, keys sorted)."""
     text = json.dumps(entry, sort_keys=True, default=repr, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:10]
@@ -86,7 +89,7 @@ def slot_alias(handler: Any, entry: Mapping[str, Any], *, preferred: str, prefix
         current = configured.get(alias)
         if current is not None and _matches(current, entry):
             return alias
-    alias = f"{prefix}_{entry_digest(entry)}"
+    alias = f"{prefix}_{_entry_digest(entry)}"
     with _lock:
         configured = handler.settings  # re-read: a setting_changed may have rebuilt it
         if alias not in configured:

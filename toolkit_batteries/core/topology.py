@@ -14,7 +14,8 @@ check reports them (never one copy per battery):
   (``WEB_CONCURRENCY=1`` and no worker process). Silence it once you run one process.
 * ``toolkit_batteries.E020`` (``manage.py check --deploy``, so ``toolkit serve`` outside
   development too): the same, when the topology has more than one process: ``WEB_CONCURRENCY``
-  (or the ``workers`` of ``gunicorn.conf.py``) above 1, or a worker process (``queue_work``,
+  (or the ``workers`` of ``gunicorn.conf.py``, the Procfile's ``--workers``, a web unit's
+  environment; the largest counts) above 1, or a worker process (``queue_work``,
   ``schedule_run``, ``outbox_relay``, ``webhook_work``, the workflow worker) in the
   project's ``Procfile`` or ``deploy/systemd`` units (``toolkit generate deploy`` writes them).
 
@@ -73,7 +74,15 @@ WORKER_COMMANDS = (
 )
 _OBJ = "settings.TOOLKIT"
 _WORKERS_LINE = re.compile(r"^\s*workers\s*=\s*(\d+)\s*$", re.M)
+#: ``workers = int(os.environ.get("WEB_CONCURRENCY", "2"))``, as ``toolkit generate server``
+#: writes it: the default counts when the variable is unset.
+_WORKERS_DEFAULT = re.compile(
+    r"^\s*workers\s*=\s*int\(\s*os\.environ\.get\(\s*[\"']WEB_CONCURRENCY[\"']\s*,"
+    r"\s*[\"']?(\d+)[\"']?\s*\)\s*\)\s*$",
+    re.M,
+)
 _WORKERS_FLAG = re.compile(r"--workers[= ](\d+)")
+_UNIT_CONCURRENCY = re.compile(r"^Environment=\"?WEB_CONCURRENCY=(\d+)\"?\s*$", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +91,8 @@ class Topology:
 
     #: Web worker processes, ``None`` when nothing declares them.
     web_workers: int | None
-    #: Where ``web_workers`` came from (``WEB_CONCURRENCY``, ``gunicorn.conf.py``, ``Procfile``).
+    #: Where ``web_workers`` came from (``WEB_CONCURRENCY``, ``gunicorn.conf.py``, ``Procfile``,
+    #: a unit's name): the source declaring the most.
     web_source: str = ""
     #: Worker processes found (``queue_work (Procfile)``, ...).
     workers: tuple[str, ...] = ()
@@ -158,16 +168,23 @@ def detect_topology(
     """Read the declared topology: ``WEB_CONCURRENCY``, ``gunicorn.conf.py``, ``Procfile``, units.
 
     Only files are read (nothing is imported or executed): ``workers = <int>`` in
-    ``gunicorn.conf.py``, ``--workers N`` on the Procfile's ``web`` line, and every
+    ``gunicorn.conf.py`` (or the default of ``int(os.environ.get("WEB_CONCURRENCY", "N"))``
+    when the variable is unset), ``--workers N`` on the Procfile's ``web`` line,
+    ``Environment=WEB_CONCURRENCY=N`` in a unit that runs ``toolkit serve``, and every
     Procfile line or ``deploy/systemd/*.service`` unit that runs a worker command.
+
+    The web worker count is the largest any of them declares: gunicorn lets its command
+    line beat its configuration file and the file beat the variable, so a check run with
+    ``WEB_CONCURRENCY=1`` in its shell must still see the ``--workers 4`` the Procfile
+    starts; erring towards "several processes" costs a warning, the other way a silent
+    split of shared state.
     """
     env = os.environ if environ is None else environ
     base = _base_dir() if base_dir is None else base_dir
-    web: int | None = None
-    source = ""
-    declared = _positive_int(str(env.get("WEB_CONCURRENCY", "")))
-    if declared is not None:
-        web, source = declared, "WEB_CONCURRENCY"
+    declared: list[tuple[int, str]] = []
+    from_env = _positive_int(str(env.get("WEB_CONCURRENCY", "")))
+    if from_env is not None:
+        declared.append((from_env, "WEB_CONCURRENCY"))
     workers: list[str] = []
     procfile = base / "Procfile"
     if procfile.is_file():
@@ -175,10 +192,10 @@ def detect_topology(
             name, sep, command = line.partition(":")
             if not sep or name.strip().startswith("#"):
                 continue
-            if name.strip() == "web" and web is None:
+            if name.strip() == "web":
                 flag = _WORKERS_FLAG.search(command)
-                if flag:
-                    web, source = int(flag.group(1)), "Procfile"
+                if flag and int(flag.group(1)) > 0:
+                    declared.append((int(flag.group(1)), "Procfile"))
             found = next((c for c in WORKER_COMMANDS if c in command.split()), None)
             if found:
                 workers.append(f"{found.replace(':', '_')} (Procfile)")
@@ -186,15 +203,24 @@ def detect_topology(
     if units.is_dir():
         for unit in sorted(units.glob("*.service")):
             text = unit.read_text(encoding="utf-8", errors="replace")
-            found = next((c for c in WORKER_COMMANDS if c in text.split()), None)
+            words = text.split()
+            found = next((c for c in WORKER_COMMANDS if c in words), None)
             label = f"{found.replace(':', '_') if found else ''} ({unit.name})"
             if found and label not in workers:
                 workers.append(label)
+            concurrency = _UNIT_CONCURRENCY.search(text)
+            if concurrency and "serve" in words and int(concurrency.group(1)) > 0:
+                declared.append((int(concurrency.group(1)), unit.name))
     config_file = base / "gunicorn.conf.py"
-    if web is None and config_file.is_file():
-        match = _WORKERS_LINE.search(config_file.read_text(encoding="utf-8", errors="replace"))
-        if match:
-            web, source = int(match.group(1)), "gunicorn.conf.py"
+    if config_file.is_file():
+        text = config_file.read_text(encoding="utf-8", errors="replace")
+        literal = _WORKERS_LINE.search(text)
+        default = _WORKERS_DEFAULT.search(text)
+        if literal and int(literal.group(1)) > 0:
+            declared.append((int(literal.group(1)), "gunicorn.conf.py"))
+        elif default and from_env is None and int(default.group(1)) > 0:
+            declared.append((int(default.group(1)), "gunicorn.conf.py, WEB_CONCURRENCY unset"))
+    web, source = max(declared, key=lambda pair: pair[0], default=(None, ""))
     return Topology(web, source, tuple(workers))
 
 

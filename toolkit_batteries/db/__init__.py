@@ -14,7 +14,7 @@ from toolkit_batteries.core.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
-    base="Database MissingTablesError Transaction require_tables",
+    base="Database InstanceRows MissingTablesError Transaction require_tables",
     connections="database_for",
     databases="django_database_settings django_databases",
 )

@@ -29,7 +29,7 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from types import ModuleType
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Database",
+    "InstanceRows",
     "MissingTablesError",
     "Transaction",
     "check_placeholders",
@@ -340,6 +341,33 @@ class Database(Service, _Queries):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.service_name}.{self.instance} alias {self.alias}>"
+
+
+class InstanceRows:
+    """Mixed into a SQL adapter whose instances share one table (a column ``instance``).
+
+    Every such adapter needs the same two things: its own instance's rows on its
+    database's alias, and a block that turns "cannot use the database now" into
+    ``ServiceUnavailableError`` naming its battery. Written here once so the scoping (one
+    instance never sees another's rows) and the translation cannot differ between them.
+    The adapter sets ``database`` and ``_model``; ``service_name`` and ``instance`` are
+    its :class:`~toolkit_batteries.core.adapter.Service`'s.
+    """
+
+    database: Database
+    _model: Any
+    service_name: ClassVar[str]
+    instance: str
+
+    @property
+    def _rows(self) -> Any:
+        """Return this instance's rows, on this adapter's database alias."""
+        return self._model.objects.using(self.database.alias).filter(instance=self.instance)
+
+    def _guarded(self, action: Callable[[], Any]) -> Any:
+        """Run ``action``; "cannot use the database now" raises ServiceUnavailableError."""
+        with self.database.unavailable(self.service_name, self.instance):
+            return action()
 
 
 def require_tables(

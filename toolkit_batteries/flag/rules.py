@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .base import MICRO_PERCENT, OFF, bucket, truthy
@@ -37,30 +38,27 @@ class FlagFileError(ValueError):
     """The file does not parse or breaks a rule; the message names flags and keys only."""
 
 
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Rule:
-    """One flag (or one tenant's override of it), compiled for evaluation."""
+    """One flag (or one tenant's override of it), compiled for evaluation.
 
-    __slots__ = ("enabled", "on", "prefix", "rollout", "seed", "tenants", "value")
+    Compared by identity and shown without its value, as a plain object would be.
+    """
 
-    def __init__(
-        self,
-        *,
-        enabled: bool,
-        value: Any,
-        rollout: int,
-        seed: str,
-        tenants: dict[str, Rule] | None = None,
-    ) -> None:
-        self.enabled = enabled
-        self.value = value
-        #: Micro-percent bound; ``-1`` means every subject.
-        self.rollout = rollout
-        self.seed = seed
-        self.tenants = tenants
-        #: ``enabled()``'s answer when served: precomputed (``False`` when disabled).
-        self.on = enabled and truthy(value)
-        #: What a subject is appended to before hashing (see ``base.bucket``).
-        self.prefix = f"{seed}." if seed else ""
+    enabled: bool
+    value: Any
+    #: Micro-percent bound; ``-1`` means every subject.
+    rollout: int
+    seed: str
+    tenants: dict[str, Rule] | None = None
+    #: ``enabled()``'s answer when served: precomputed (``False`` when disabled).
+    on: bool = field(init=False)
+    #: What a subject is appended to before hashing (see ``base.bucket``).
+    prefix: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.on = self.enabled and truthy(self.value)
+        self.prefix = f"{self.seed}." if self.seed else ""
 
     def resolve(self, subject: str | None) -> Any:
         """Return the value served to ``subject``, or ``OFF``."""

@@ -15,14 +15,24 @@ from typing import Any
 
 from django.contrib import admin
 
+from toolkit_batteries.core.admin import ReadOnlyAdmin, epoch_column
+
 from .models import IdempotencyRecord, split_http_key
 
 __all__ = ["IdempotencyRecordAdmin"]
 
 
+def _when(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
+
+
 @admin.register(IdempotencyRecord)
-class IdempotencyRecordAdmin(admin.ModelAdmin):
-    """Records newest first: key, scope hash, state, stored status, times, size."""
+class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    """Records newest first: key, scope hash, state, stored status, times, size.
+
+    Records are written by the store only; an edited one could replay a wrong answer
+    (:class:`~toolkit_batteries.core.admin.ReadOnlyAdmin` has no add or edit form).
+    """
 
     list_display = (
         "client_key",
@@ -37,7 +47,6 @@ class IdempotencyRecordAdmin(admin.ModelAdmin):
     list_filter = ("instance", "state")
     search_fields = ("key",)
     ordering = ("-created_at",)
-    list_per_page = 100
     fields = (
         "instance",
         "client_key",
@@ -66,28 +75,13 @@ class IdempotencyRecordAdmin(admin.ModelAdmin):
         """Return the status of a stored HTTP answer, read from its head, never the body."""
         return stored_status(obj.response)
 
-    @admin.display(description="created", ordering="created_at")
-    def created(self, obj: IdempotencyRecord) -> datetime:
-        """Return the creation time as an aware datetime."""
-        return datetime.fromtimestamp(obj.created_at, UTC)
-
-    @admin.display(description="expires", ordering="expires_at")
-    def expires(self, obj: IdempotencyRecord) -> datetime:
-        """Return the expiry as an aware datetime."""
-        return datetime.fromtimestamp(obj.expires_at, UTC)
+    created = epoch_column("created_at", "created", _when, ordering="created_at")
+    expires = epoch_column("expires_at", "expires", _when, ordering="expires_at")
 
     @admin.display(description="response size (bytes)")
     def response_size(self, obj: IdempotencyRecord) -> int:
         """Return the stored response's size, never the response."""
         return len(obj.response or b"")
-
-    def has_add_permission(self, request: Any) -> bool:
-        """Refuse: records are written by the store only."""
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        """Refuse: an edited record could replay a wrong answer."""
-        return False
 
 
 def stored_status(payload: Any) -> int | None:

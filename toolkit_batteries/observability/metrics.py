@@ -18,9 +18,12 @@ Series (``prometheus_client``, the ``metrics`` extra, on a registry of its own):
   at scrape time for the topics of the project's jobs.
 * ``toolkit_outbox_pending{instance}`` and ``toolkit_outbox_lag_seconds{instance}`` (age of
   the oldest pending message).
-* ``toolkit_scheduler_last_fire_timestamp_seconds{schedule}``: from the ``sqlserver``
-  scheduler's claims table (the ``embedded`` scheduler claims on the lock, which keeps
-  no time; its process logs each fire).
+* ``toolkit_scheduler_last_fire_timestamp_seconds{schedule}`` (``<instance>:<name>``):
+  from the ``sqlserver`` scheduler's claims table (when the slot was claimed), and for an
+  ``embedded`` scheduler from its claims on the lock: the newest slot of each discovered
+  schedule whose claim is held (``EmbeddedScheduler.last_fires``; a shared ``kvserver``
+  lock shows what every ``schedule:run`` process fired, the ``memory`` lock only this
+  process's).
 
 Protected outside development: the request must carry ``Authorization: Bearer <token>``
 matching the ``TOOLKIT_METRICS_TOKEN`` variable, or come from an address in Django's
@@ -248,9 +251,30 @@ def _scheduler_families(gauge: Any) -> list[Any]:
         labels=["schedule"],
     )
     rows = SchedulerClaim.objects.values("name").annotate(last=Max("claimed_at"))
-    for row in rows.order_by("name"):
-        last.add_metric([row["name"]], float(row["last"]))
+    latest = {row["name"]: float(row["last"]) for row in rows}
+    for label, when in _embedded_last_fires().items():
+        latest[label] = max(when, latest.get(label, when))
+    for label in sorted(latest):
+        last.add_metric([label], latest[label])
     return [last]
+
+
+def _embedded_last_fires() -> dict[str, float]:
+    """Return ``<instance>:<schedule>`` -> epoch of its newest claimed slot, embedded only."""
+    from toolkit_batteries import services
+    from toolkit_batteries.scheduler.discovery import discover_schedules
+
+    schedules = discover_schedules()
+    found: dict[str, float] = {}
+    if not schedules:
+        return found
+    for instance in _services_config().instances("scheduler"):
+        scheduler = services.scheduler(instance)
+        if getattr(scheduler, "adapter_name", "") != "embedded":
+            continue  # sqlserver: its claims table above
+        for name, slot in scheduler.last_fires(schedules).items():
+            found[f"{instance}:{name}"] = slot.timestamp()
+    return found
 
 
 def _allowed(request: HttpRequest) -> int:

@@ -9,10 +9,9 @@ last_error?, stalled}``, ``dlq requeue`` -> ``{id?, all, requeued}``, ``dlq purg
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from toolkit_batteries.core.options import parse_duration
+from toolkit_batteries.core.argtypes import duration_seconds
 
 from .base import Outbox
 
@@ -21,15 +20,9 @@ __all__ = ["before_seconds", "dlq_list", "dlq_purge", "dlq_requeue", "purge", "s
 Output = tuple[Any, list[str]]
 
 
-def before_seconds(text: str) -> float:
-    """Parse ``--before`` (``168h``, ``30m``, ``90s``); refuse a negative duration."""
-    try:
-        seconds = parse_duration(text).total_seconds()
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be a duration such as 168h or 30m") from None
-    if seconds < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return seconds
+#: Parses ``--before`` (``168h``, ``30m``, ``90s``) and refuses a negative duration: the
+#: age parser every command's ``--older-than`` uses, so the two flags read ages alike.
+before_seconds = duration_seconds
 
 
 def status(outbox: Outbox) -> Output:

@@ -47,7 +47,7 @@ from .errors import (
 )
 from .signatures import Scheme
 from .states import IllegalTransitionError, PaymentState, check_transition
-from .values import ProviderPayment, ProviderRefund, WebhookEvent, _digest
+from .values import NewPayment, ProviderPayment, ProviderRefund, WebhookEvent, _digest
 from .webhooks import EVENT_TTL as EVENT_TTL
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ __all__ = [
     "DEFAULT_WEBHOOK_TOLERANCE",
     "IdempotencyKeyReusedError",
     "InvalidPaymentError",
+    "NewPayment",
     "OperationInProgressError",
     "Payment",
     "PaymentError",
@@ -231,13 +232,9 @@ class Payment(Service):
 
         def at_provider(provider_key: str) -> dict[str, Any]:
             found = self._create(
-                amount,
-                currency,
-                payment_id=str(payment_id),
-                description=description,
-                metadata=meta,
-                capture=capture,
-                idempotency_key=provider_key,
+                NewPayment(
+                    amount, currency, str(payment_id), description, meta, capture, provider_key
+                )
             )
             answered[found.provider_id] = found
             return {
@@ -648,18 +645,8 @@ class Payment(Service):
 
     # ------------------------------------------------------------------ primitives
 
-    def _create(
-        self,
-        amount: int,
-        currency: str,
-        *,
-        payment_id: str,
-        description: str,
-        metadata: dict[str, str],
-        capture: bool,
-        idempotency_key: str,
-    ) -> ProviderPayment:
-        """Create the payment at the provider (``idempotency_key`` empty: none)."""
+    def _create(self, new: NewPayment) -> ProviderPayment:
+        """Create the payment at the provider (``new.idempotency_key`` empty: none)."""
         raise NotImplementedError
 
     def _retrieve(self, record: PaymentRecord) -> ProviderPayment:

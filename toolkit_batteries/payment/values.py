@@ -15,7 +15,26 @@ from typing import Any
 
 from .states import PaymentState
 
-__all__ = ["ProviderPayment", "ProviderRefund", "WebhookEvent"]
+__all__ = ["NewPayment", "ProviderPayment", "ProviderRefund", "WebhookEvent"]
+
+
+@dataclass(frozen=True)
+class NewPayment:
+    """A payment to create at the provider, already checked by the service.
+
+    One value instead of seven parameters, so the service and every adapter's
+    ``_create`` agree on it in one place.
+    """
+
+    amount: int
+    currency: str
+    #: The battery's own id, sent to the provider as metadata to find the row again.
+    payment_id: str
+    description: str
+    metadata: dict[str, str]
+    capture: bool
+    #: Empty: no idempotency key goes to the provider.
+    idempotency_key: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ This backend authenticates nobody (``authenticate`` returns ``None``).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django.contrib.auth.backends import BaseBackend
@@ -45,21 +46,49 @@ __all__ = ["PermissionBackend", "subject_for_user"]
 
 
 def subject_for_user(user: Any) -> Subject | None:
-    """Return the :class:`Subject` of a ``TokenUser`` or a Django user; None if anonymous."""
+    """Return the :class:`Subject` of a ``TokenUser`` or a Django user; None if anonymous.
+
+    The answer is cached on the user object (``_toolkit_subject``), as ``ModelBackend``
+    caches a user's permissions on it: one request asks ``has_perm`` many times (the admin
+    asks once per model), and the user's id and groups do not change within it.
+    """
+    cached = getattr(user, "_toolkit_subject", None)
+    if cached is not None:
+        return cached
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     claims = getattr(user, "claims", None)
     if claims is not None:  # a TokenUser: the verified token says who and which roles
-        subject = getattr(claims, "subject", "")
-        return Subject(subject, tuple(claims.roles)) if subject else None
-    if user.pk is None:
+        subject_id = getattr(claims, "subject", "")
+        subject = Subject(subject_id, tuple(claims.roles)) if subject_id else None
+    elif user.pk is None:
         return None
-    roles = getattr(user, "_toolkit_roles", None)
-    if roles is None:
-        groups = getattr(user, "groups", None)
-        roles = tuple(sorted(groups.values_list("name", flat=True))) if groups is not None else ()
-        user._toolkit_roles = roles  # cached on the object, as ModelBackend caches perms
-    return Subject(str(user.pk), roles)
+    else:
+        roles = getattr(user, "_toolkit_roles", None)
+        if roles is None:
+            groups = getattr(user, "groups", None)
+            names = groups.values_list("name", flat=True) if groups is not None else ()
+            roles = tuple(sorted(names))
+            user._toolkit_roles = roles
+        subject = Subject(str(user.pk), roles)
+    if subject is not None:
+        # A user class with __slots__ cannot hold it: the subject is built again next time.
+        with contextlib.suppress(AttributeError):
+            user._toolkit_subject = subject
+    return subject
+
+
+def _services() -> Any:
+    """Return :mod:`toolkit_batteries.services`, imported on first use (it needs settings)."""
+    global _SERVICES
+    if _SERVICES is None:
+        from toolkit_batteries import services
+
+        _SERVICES = services
+    return _SERVICES
+
+
+_SERVICES: Any = None
 
 
 class PermissionBackend(BaseBackend):
@@ -75,14 +104,12 @@ class PermissionBackend(BaseBackend):
 
     def has_perm(self, user_obj: Any, perm: str, obj: Any = None) -> bool:
         """Return whether the adapter allows ``perm`` (on ``obj``, or with no resource)."""
-        if not isinstance(perm, str) or not perm or not getattr(user_obj, "is_active", False):
+        if not perm or not isinstance(perm, str) or not getattr(user_obj, "is_active", False):
             return False
         subject = subject_for_user(user_obj)
         if subject is None:
             return False
-        from toolkit_batteries import services
-
-        authorizer = services.permission(self.instance)
+        authorizer = _services().permission(self.instance)
         if authorizer.adapter_name == "noop":
             return False
         return authorizer.check(subject, perm, obj)

@@ -47,7 +47,7 @@ from toolkit_batteries.http.errors import error_response
 from .base import Subject
 from .denial import hides_refusal
 
-__all__ = ["DENIED_MESSAGE", "permission_required", "require_permission", "subject_from_claims"]
+__all__ = ["DENIED_MESSAGE", "require_permission", "subject_from_claims"]
 
 logger = logging.getLogger("toolkit.permission")
 

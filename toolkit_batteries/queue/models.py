@@ -31,14 +31,30 @@ def epoch_to_datetime(epoch: float | None) -> datetime | None:
     return None if epoch is None else datetime.fromtimestamp(float(epoch), UTC)
 
 
-class Message(models.Model):
-    """A message waiting for delivery, or delivered and not yet settled (``leased``)."""
+class _Envelope(models.Model):
+    """The columns a message keeps from push to dead list, declared once for both tables.
 
-    id = models.BigAutoField(primary_key=True)
+    A requeue copies them between the tables, so they must stay alike; the admin and
+    ``repr`` show only these, never the body (it may hold personal data).
+    """
+
     topic = models.CharField(max_length=200)
     body = models.BinaryField()
     attempts = models.IntegerField(default=0, help_text="deliveries so far")
     enqueued_at = models.FloatField(help_text="push time, seconds since the epoch")
+
+    class Meta:
+        abstract = True
+
+    def __repr__(self) -> str:
+        # Never the body: it may hold personal data.
+        return f"<{type(self).__name__} {self.pk} topic={self.topic!r} attempts={self.attempts}>"
+
+
+class Message(_Envelope):
+    """A message waiting for delivery, or delivered and not yet settled (``leased``)."""
+
+    id = models.BigAutoField(primary_key=True)
     visible_at = models.FloatField(help_text="deliverable from (push + delay, or lease end)")
     leased = models.BooleanField(default=False, help_text="a delivery holds it")
 
@@ -50,22 +66,15 @@ class Message(models.Model):
         # The claim: next visible message of a topic, push order among equals.
         indexes = [models.Index(fields=["topic", "visible_at", "id"], name="toolkit_queue_ready")]
 
-    def __repr__(self) -> str:
-        # Never the body: it may hold personal data.
-        return f"<Message {self.pk} topic={self.topic!r} attempts={self.attempts}>"
-
     def __str__(self) -> str:
         return f"{self.topic} #{self.pk}"
 
 
-class DeadLetter(models.Model):
+class DeadLetter(_Envelope):
     """A message on its topic's dead list: given up on, kept for inspection or requeue."""
 
     id = models.BigIntegerField(primary_key=True, help_text="the message's id")
-    topic = models.CharField(max_length=200)
-    body = models.BinaryField()
     attempts = models.IntegerField(default=0, help_text="deliveries before it died")
-    enqueued_at = models.FloatField(help_text="push time, seconds since the epoch")
     died_at = models.FloatField(help_text="moved to the dead list, seconds since the epoch")
     reason = models.TextField(blank=True, default="")
 
@@ -75,9 +84,6 @@ class DeadLetter(models.Model):
         verbose_name = "dead letter"
         verbose_name_plural = "dead letters"
         indexes = [models.Index(fields=["topic", "died_at", "id"], name="toolkit_queue_dead")]
-
-    def __repr__(self) -> str:
-        return f"<DeadLetter {self.pk} topic={self.topic!r} attempts={self.attempts}>"
 
     def __str__(self) -> str:
         return f"{self.topic} #{self.pk} (dead)"

@@ -11,33 +11,31 @@ from typing import Any
 
 from django.contrib import admin
 
+from toolkit_batteries.core.admin import ReadOnlyAdmin, epoch_column
+
 from .models import SchedulerClaim
 
 __all__ = ["SchedulerClaimAdmin"]
 
 
+def _when(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
+
+
 @admin.register(SchedulerClaim)
-class SchedulerClaimAdmin(admin.ModelAdmin):
-    """Read-only list of slot claims, newest first."""
+class SchedulerClaimAdmin(ReadOnlyAdmin):
+    """Read-only list of slot claims, newest first.
+
+    Claims are written by schedulers only; one edited by hand could fire a slot twice or
+    never (:class:`~toolkit_batteries.core.admin.ReadOnlyAdmin` has no add or edit form).
+    """
 
     list_display = ("name", "slot", "claimed", "claimed_by")
     list_filter = ("name",)
     search_fields = ("name", "claimed_by")
     ordering = ("-claimed_at",)
-    list_per_page = 100
 
-    @admin.display(description="claimed at", ordering="claimed_at")
-    def claimed(self, obj: SchedulerClaim) -> datetime:
-        """Return the claim time as an aware datetime."""
-        return datetime.fromtimestamp(obj.claimed_at, UTC)
-
-    def has_add_permission(self, request: Any) -> bool:
-        """Claims are written by schedulers only."""
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        """Refuse: a claim edited by hand could fire a slot twice or never."""
-        return False
+    claimed = epoch_column("claimed_at", "claimed at", _when, ordering="claimed_at")
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         """Refuse: deleting a claim would let a late scheduler fire its slot again."""

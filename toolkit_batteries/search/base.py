@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
@@ -52,6 +52,7 @@ __all__ = [
     "SearchDocumentNotFoundError",
     "SearchError",
     "SearchQueryError",
+    "SearchRequest",
     "cut_snippet",
     "render_snippet",
 ]
@@ -143,6 +144,22 @@ class Page:
     def doc_ids(self) -> list[str]:
         """Return the hits' document ids, in rank order."""
         return [hit.doc_id for hit in self.hits]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """A checked query as :meth:`Search.query` hands it to an adapter's primitives.
+
+    One value instead of the same five parameters on every primitive, so the service, the
+    offset default and each adapter's override agree on them in one place.
+    """
+
+    index: str
+    query: ParsedQuery
+    filters: Mapping[str, tuple[FilterValue, ...]]
+    #: Most hits returned (the page's limit plus one, to tell whether a next page exists).
+    limit: int
+    highlight: bool
 
 
 #: Marks where the database cut the highlighted text before sending it (see
@@ -364,7 +381,8 @@ class Search(Service):
         checked = self._query_filters(filters or {})
         fingerprint = self._fingerprint(index, parsed, checked)
         after = self._decode_cursor(cursor, fingerprint) if cursor else None
-        found = self._search_after(index, parsed, checked, limit + 1, after, highlight)
+        request = SearchRequest(index, parsed, checked, limit + 1, highlight)
+        found = self._search_after(request, after)
         hits = [hit for hit, _ in found[:limit]]
         more = len(found) > limit
         next_cursor = self._encode_cursor(found[limit - 1][1], fingerprint) if more else None
@@ -525,16 +543,8 @@ class Search(Service):
         """Return how many documents ``index`` holds."""
         raise NotImplementedError
 
-    def _search_after(
-        self,
-        index: str,
-        query: ParsedQuery,
-        filters: Mapping[str, tuple[FilterValue, ...]],
-        limit: int,
-        after: Any,
-        highlight: bool,
-    ) -> list[tuple[Hit, Any]]:
-        """Return up to ``limit`` hits ranked after ``after`` (``None``: the first), best first.
+    def _search_after(self, request: SearchRequest, after: Any) -> list[tuple[Hit, Any]]:
+        """Return up to ``request.limit`` hits ranked after ``after`` (``None``: the first).
 
         Each hit comes with its position, which the next page's cursor holds. This default
         pages by offset (the position is how many hits came before, capped at
@@ -542,9 +552,10 @@ class Search(Service):
         overrides it with a keyset on (rank, row id).
         """
         offset = after or 0
-        if offset + limit - 1 >= MAX_OFFSET:
-            limit = MAX_OFFSET - offset  # no cursor past the cap: the last page ends there
-        found = self._search(index, query, filters, limit, offset, highlight)
+        if offset + request.limit - 1 >= MAX_OFFSET:
+            # No cursor past the cap: the last page ends there.
+            request = replace(request, limit=MAX_OFFSET - offset)
+        found = self._search(request, offset)
         return [(hit, offset + place + 1) for place, hit in enumerate(found)]
 
     def _check_position(self, position: Any) -> Any:
@@ -555,16 +566,8 @@ class Search(Service):
             raise ValueError("offset out of range")
         return position
 
-    def _search(
-        self,
-        index: str,
-        query: ParsedQuery,
-        filters: Mapping[str, tuple[FilterValue, ...]],
-        limit: int,
-        offset: int,
-        highlight: bool,
-    ) -> list[Hit]:
-        """Return up to ``limit`` hits from rank ``offset`` on, best first (offset paging)."""
+    def _search(self, request: SearchRequest, offset: int) -> list[Hit]:
+        """Return up to ``request.limit`` hits from rank ``offset`` on (offset paging)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from toolkit_batteries.core.option_kinds import relation, warn_when_set
+from toolkit_batteries.core.option_kinds import opens, relation, warn_when_set
 from toolkit_batteries.core.options import option, options_class
 
 __all__ = ["SecretsOptions"]
@@ -50,6 +50,13 @@ class SecretsOptions:
             ),
             adapters=("secretstore",),
             hint="set SECRETS__DEFAULT__TOKEN_FILE to a file of mode 0600 holding the token",
+        ),
+        opens(
+            "toolkit_secrets.E003",
+            "toolkit_batteries.secrets.adapters.vault:check_location",
+            adapters=("secretstore",),
+            hint="addr is an https:// URL of the secrets server without credentials; "
+            "allow_insecure permits http, allow_private private addresses",
         ),
     )
 

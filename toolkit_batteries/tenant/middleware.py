@@ -23,7 +23,8 @@ request into ``sync_to_async`` views (a context variable). Paths in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
@@ -63,33 +64,35 @@ class TenantMiddleware:
             return None
         return self._services.tenant(self.instance).resolve(request)
 
+    @contextmanager
+    def _tenant_of(self, request: HttpRequest) -> Iterator[HttpResponse | None]:
+        """Yield the 400 refusal, or ``None`` with the tenant current until the exit.
+
+        One body for the sync and the async path, which differ only in how they await.
+        """
+        try:
+            tenant = self._resolve(request)
+        except TenantError as exc:
+            yield _refusal(exc)
+            return
+        request.tenant = tenant  # type: ignore[attr-defined]
+        token = _current.set(tenant)
+        try:
+            yield None
+        finally:
+            _current.reset(token)
+
     def __call__(self, request: HttpRequest) -> Any:
         """Resolve the tenant, then run the rest of the chain with it current."""
         if self._async:
             return self.__acall__(request)
-        try:
-            tenant = self._resolve(request)
-        except TenantError as exc:
-            return _refusal(exc)
-        request.tenant = tenant  # type: ignore[attr-defined]
-        token = _current.set(tenant)
-        try:
-            return self.get_response(request)
-        finally:
-            _current.reset(token)
+        with self._tenant_of(request) as refusal:
+            return refusal if refusal is not None else self.get_response(request)
 
     async def __acall__(self, request: HttpRequest) -> HttpResponse:
         """Do what :meth:`__call__` does on the async stack (resolution reads no I/O)."""
-        try:
-            tenant = self._resolve(request)
-        except TenantError as exc:
-            return _refusal(exc)
-        request.tenant = tenant  # type: ignore[attr-defined]
-        token = _current.set(tenant)
-        try:
-            return await self.get_response(request)
-        finally:
-            _current.reset(token)
+        with self._tenant_of(request) as refusal:
+            return refusal if refusal is not None else await self.get_response(request)
 
 
 def _refusal(exc: TenantError) -> HttpResponse:

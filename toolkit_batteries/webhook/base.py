@@ -269,20 +269,32 @@ class Webhook(Service):
         return WebhookDelivery.objects.using(self.database.alias)
 
     def _create_row(self, ident: str, target: str, event: str, size: int, **outcome: Any) -> None:
+        self._insert_row(self._row_fields(ident, target, event, size, **outcome))
+
+    def _row_fields(
+        self, ident: str, target: str, event: str, size: int, **outcome: Any
+    ) -> dict[str, Any]:
         now = self._now()
         if outcome.get("status") == "succeeded":
             outcome["delivered_at"] = now
-        self._rows().create(
-            delivery_id=ident,
-            instance=self.instance,
-            adapter=self.adapter_name,
-            target=redact_url(target),  # a query often holds the receiver's token
-            event=event,
-            body_size=size,
-            created_at=now,
-            updated_at=now,
+        return {
+            "delivery_id": ident,
+            "instance": self.instance,
+            "adapter": self.adapter_name,
+            "target": redact_url(target),  # a query often holds the receiver's token
+            "event": event,
+            "body_size": size,
+            "created_at": now,
+            "updated_at": now,
             **{"status": "queued", **outcome},
-        )
+        }
+
+    def _insert_row(self, fields: dict[str, Any]) -> None:
+        """Insert a delivery's row now (``http`` defers a first-attempt success's row)."""
+        self._rows().create(**fields)
+
+    def _flush_log(self) -> None:
+        """Write deferred rows before a read (only ``http`` defers any)."""
 
     def _record(
         self,
@@ -325,6 +337,7 @@ class Webhook(Service):
 
         Its ``target`` is the stored one: the query, if any, reads ``?[redacted]``.
         """
+        self._flush_log()
         row = self._rows().filter(delivery_id=delivery_id).first()
         if row is None:
             return None

@@ -41,42 +41,21 @@ class WorkflowSignalInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+#: Where a run stands, shown first in both the list and the detail page.
+_RUN_STATE = ("id", "workflow", "namespace", "status", "current", "attempt", "waiting_for")
+#: Its lease and times, shown after the state in both.
+_RUN_TIMES = ("leased_until", "created", "updated")
+
+
 @admin.register(WorkflowRun)
 class WorkflowRunAdmin(ReadOnlyAdmin):
     """Runs newest first: workflow, status, step, attempts, lease, times."""
 
-    list_display = (
-        "id",
-        "workflow",
-        "namespace",
-        "status",
-        "current",
-        "attempt",
-        "waiting_for",
-        "leased_until",
-        "created",
-        "updated",
-        "input_size",
-    )
+    list_display = (*_RUN_STATE, *_RUN_TIMES, "input_size")
     list_filter = ("namespace", "workflow", "status")
     search_fields = ("id", "workflow")
     ordering = ("-created_at",)
-    fields = (
-        "id",
-        "workflow",
-        "namespace",
-        "status",
-        "current",
-        "attempt",
-        "waiting_for",
-        "cancel_requested",
-        "error",
-        "input",
-        "result",
-        "leased_until",
-        "created",
-        "updated",
-    )
+    fields = (*_RUN_STATE, "cancel_requested", "error", "input", "result", *_RUN_TIMES)
     readonly_fields = fields
     inlines = (WorkflowStepInline, WorkflowSignalInline)
 

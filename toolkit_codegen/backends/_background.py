@@ -10,7 +10,21 @@ from __future__ import annotations
 
 from ..nodes import Job, Retry, Schema, TypeRef, snake_case
 
-__all__ = ["job_function", "job_options", "job_registered_name", "json_type", "retry_mapping"]
+__all__ = [
+    "DISPATCHER_NAMES",
+    "JOB_ALIAS",
+    "job_function",
+    "job_options",
+    "job_registered_name",
+    "json_type",
+    "retry_mapping",
+]
+
+#: What a dispatcher calls the job function when a parameter has the function's name.
+JOB_ALIAS = "_job"
+#: Names a generated dispatcher's body uses besides its parameters (a parameter of the
+#: same name would shadow them, so validation refuses it).
+DISPATCHER_NAMES = frozenset({JOB_ALIAS, "_check"})
 
 _JSON_SCALARS = {
     "uuid": "str",

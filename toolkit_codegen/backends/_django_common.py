@@ -136,10 +136,35 @@ def check_unique_services(schema: Schema, phase: str) -> None:
         raise BackendError(problems)
 
 
-def _bad_name(name: str) -> str | None:
-    """Return why ``name`` cannot be a Python/Django attribute, or None."""
+#: Module-level names the generated class bodies read (models.py, serializers.py, the
+#: views' parameter serializers): a field of that name would rebind it for the fields
+#: after it (``models = models.CharField(...)``), and the module would fail on import.
+_CLASS_BODY_NAMES = frozenset(
+    {"models", "uuid", "timezone", "Now", "serializers", "fields", "extend_schema_serializer"}
+)
+#: What Django's ``Model`` and its metaclass give every model: a field of that name
+#: replaces the method or the manager (``delete``, ``objects``) or the ``Meta`` options.
+_MODEL_NAMES = frozenset(
+    {
+        *("Meta", "objects", "save", "delete", "clean", "check", "full_clean", "clean_fields"),
+        *("refresh_from_db", "from_db", "validate_unique", "validate_constraints", "asave"),
+        *("adelete", "arefresh_from_db", "serializable_value", "get_deferred_fields"),
+        *("save_base", "prepare_database_save", "date_error_message", "unique_error_message"),
+        *("get_constraints",),
+    }
+)
+#: A handler method's own parameters (``def get(self, request, *, id)``).
+_HANDLER_NAMES = frozenset({"self", "request"})
+
+
+def _bad_name(name: str, *, model: bool = False) -> str | None:
+    """Return why ``name`` cannot be a Python/Django attribute (of a model), or None."""
     if keyword.iskeyword(name):
         return "is a Python keyword"
+    if name in _CLASS_BODY_NAMES:
+        return "would hide a name the generated classes use"
+    if model and name in _MODEL_NAMES:
+        return "would replace an attribute every Django model has"
     if name == "pk":
         return "is reserved by Django (the primary-key alias)"
     if name.endswith("_") or "__" in name:
@@ -155,17 +180,17 @@ def check_names(schema: Schema, phase: str) -> None:
     """
     problems: list[Diagnostic] = []
 
-    def check(name: str, what: str, pos: object) -> None:
-        why = _bad_name(name)
+    def check(name: str, what: str, pos: object, *, model: bool = False) -> None:
+        why = _bad_name(name, model=model)
         if why is not None:
             message = f"{what} {name} {why}; rename it for the Django backends"
             problems.append(Diagnostic(pos, phase, message))  # type: ignore[arg-type]
 
     for entity in schema.entities:
         for f in entity.fields:
-            check(f.name, "field", f.pos)
+            check(f.name, "field", f.pos, model=True)
         for rel in entity.relations:
-            check(rel.name, "relation", rel.pos)
+            check(rel.name, "relation", rel.pos, model=True)
     for message in schema.messages:
         for f in message.fields:
             check(f.name, "field", f.pos)
@@ -173,7 +198,23 @@ def check_names(schema: Schema, phase: str) -> None:
         for rpc in service.rpcs:
             check(handler_name(rpc), "handler method", rpc.pos)
             for param in rpc.params:
-                check(param.name, "parameter", param.pos)
+                if param.name in _HANDLER_NAMES:
+                    message = (
+                        f"parameter {param.name} is a parameter every handler method has; "
+                        "rename it for the Django backends"
+                    )
+                    problems.append(Diagnostic(param.pos, phase, message))
+                else:
+                    check(param.name, "parameter", param.pos)
+    declared = {n.name for n in (*schema.entities, *schema.messages, *schema.enums)}
+    for owner in (*schema.entities, *schema.messages):
+        for f in owner.fields:
+            if f.name in declared:  # a class the same module defines (enum choices)
+                message = (
+                    f"field {f.name} has the name of a declared type, which the generated "
+                    "classes use; rename it for the Django backends"
+                )
+                problems.append(Diagnostic(f.pos, phase, message))
     if problems:
         raise BackendError(problems)
     check_unique_services(schema, phase)

@@ -265,6 +265,10 @@ class _Builder:
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
         self.enums = enum_specs(schema)
+        from .crud import listed_orders
+
+        #: Entity -> the keyset order of its generated list, indexed in its Meta.
+        self.list_orders = listed_orders(schema)
         # Name lookups by dict, not by the schema's linear ``entity()`` / ``enum()`` scans
         # (quadratic over hundreds of entities); the first declaration wins, as there.
         self.entity_nodes: dict[str, Entity] = {}
@@ -446,6 +450,14 @@ class _Builder:
             else:
                 name = short_name(f"{entity.table_name}_{cols}", "idx", INDEX_NAME_MAX)
             spec.indexes.append(IndexSpec(name, fields, index.unique))
+        order = self.list_orders.get(entity.name)
+        if order is not None:
+            # The generated list's ORDER BY (and keyset range), unless a declared index
+            # already starts with it.
+            fields = tuple(column_to_field.get(c, c) for c in order)
+            if not any(i.fields[: len(fields)] == fields for i in spec.indexes if not i.check_in):
+                name = short_name(f"{entity.table_name}_{'_'.join(order)}", "idx", INDEX_NAME_MAX)
+                spec.indexes.append(IndexSpec(name, fields, False))
         for f in entity.fields:
             values = f.type.enum_values if f.type.is_inline_enum else ()
             named = None if f.type.is_scalar else self.enum_nodes.get(f.type.name)

@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..nodes import Entity, Field, Param, Rpc, Schema, snake_case
-from ._django_common import RpcRef
+from ._django_common import RpcRef, http_rpcs
 
-__all__ = ["CrudRpc", "crud_of", "crud_service_text", "list_order"]
+__all__ = ["CrudRpc", "crud_of", "crud_service_text", "list_order", "listed_orders"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +127,22 @@ def list_order(entity: Entity) -> tuple[str, ...] | None:
     if created is not None and created.type.name == "timestamp" and not created.optional:
         return ("created_at", primary[0].name)
     return (primary[0].name,)
+
+
+def listed_orders(schema: Schema) -> dict[str, tuple[str, ...]]:
+    """Return, per entity with a generated CRUD list, the list's order when it needs an index.
+
+    Why: the list pages by keyset on ``(created_at, <key>)``; without an index on that
+    order every page scans and sorts the table (issue 27). An order of the key alone is
+    the primary key's index already, so only longer orders are returned.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    for ref in http_rpcs(schema):
+        crud = crud_of(schema, ref)
+        order = list_order(crud.entity) if crud is not None and crud.kind == "list" else None
+        if order is not None and len(order) > 1:
+            found.setdefault(crud.entity.name, order)  # type: ignore[union-attr]
+    return found
 
 
 def crud_service_text(entity: Entity, path_prefix: str = "/v1") -> str:

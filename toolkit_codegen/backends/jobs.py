@@ -23,7 +23,7 @@ from ..escaping import py_docstring
 from ..nodes import Schema
 from ..pysource import Call, Dict, List, Lit, Raw, assign, expr_of, render, sorted_all
 from . import BackendOptions
-from ._background import job_function, job_options, json_type
+from ._background import JOB_ALIAS, job_function, job_options, json_type
 from ._django_common import PY_HEADER
 
 __all__ = ["generate"]
@@ -117,7 +117,10 @@ def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
         tail = " -> str:"
         signature = render(Call(f"def dispatch_{fn}", args), 0, 0, len(tail))
         queue = job.queue or "default"
-        call = render(Call(f"{fn}.dispatch", [Raw(p.name) for p in job.params]), 1, 7)
+        # A parameter named like the job's function would be shadowed by the import.
+        local = JOB_ALIAS if fn in {p.name for p in job.params} else fn
+        imported = fn if local == fn else f"{fn} as {local}"
+        call = render(Call(f"{local}.dispatch", [Raw(p.name) for p in job.params]), 1, 7)
         check = ""
         if job.name in rules:
             values = Dict([(p.name, Raw(p.name)) for p in job.params if p.name in rules[job.name]])
@@ -129,7 +132,7 @@ def generate(schema: Schema, options: BackendOptions) -> dict[str, str]:
             f"{signature}{tail}\n"
             f'    """{doc}"""\n'
             f"{check}"
-            f"    from ..jobs import {fn}\n\n"
+            f"    from ..jobs import {imported}\n\n"
             f"    return {call}"
         )
     if rules:

@@ -167,6 +167,10 @@ class SqlRenderer:
             self.enums.setdefault(enum.name, enum)
         self.foreign_keys = self._collect_foreign_keys()
         self.join_tables = self._collect_join_tables()
+        from .crud import listed_orders
+
+        #: Entity -> the keyset order of its generated CRUD list (indexed, as in the model).
+        self.list_orders = listed_orders(schema)
 
     # -- lookups ------------------------------------------------------------------------
 
@@ -382,8 +386,12 @@ class SqlRenderer:
         return IndexSpec(name, columns, unique, sql)
 
     def indexes(self, entity: Entity) -> list[IndexSpec]:
-        """Return an entity's ``index(...)`` lines and one index per non-unique foreign key."""
+        """Return an entity's ``index(...)`` lines, its list order's, one per non-unique FK."""
         out = [self._index(entity.table_name, tuple(i.columns), i.unique) for i in entity.indexes]
+        order = self.list_orders.get(entity.name)
+        if order is not None and not any(i.columns[: len(order)] == order for i in out):
+            # The generated list's keyset order, as the Django model declares it.
+            out.append(self._index(entity.table_name, order, False))
         names = {i.name for i in out}
         unique = {f.name for f in entity.fields if f.unique or f.primary}
         for column in self.foreign_keys[entity.name]:

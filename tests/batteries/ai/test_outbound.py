@@ -148,3 +148,20 @@ def test_relaxed_rules_are_logged_at_open(fake, caplog) -> None:
     assert not any("insecure_skip_verify" in m for m in warnings)
     assert server.received == []  # opening sends nothing
     container.close()
+
+
+def test_a_cookie_the_provider_sets_is_never_sent_back(fake) -> None:
+    """Calls authenticate by key alone: a provider's cookie (a load balancer's) is not kept."""
+    adapter, server, key = fake
+    ai, container = _open(adapter, server, key)
+    try:
+        server.failures.append(
+            (503, {"error": {"message": "busy"}}, {"Set-Cookie": "lb=node-7; Path=/"})
+        )
+        assert ai.complete("hi").text == TEXT  # the 503, then the retry
+        ai.complete("again")
+    finally:
+        container.close()
+    first, *later = server.received
+    assert first.status == 503 and len(later) == 2
+    assert [r.header("cookie") for r in later] == [None, None]

@@ -6,9 +6,9 @@ on the migrated real PostgreSQL database, each in a namespace named after a uniq
 instance. Memory and db get a :class:`FakeClock`; Redis keeps its own time, so TTL tests
 there use short timeouts.
 
-Every cache is Django's object (``caches[alias]``); aliases registered at run time are
-forgotten after each test, so the leases their backends hold on the process-wide Redis
-clients go back.
+A container without a ``CACHES`` alias for its instance builds the backend itself and
+registers nothing with Django's handler (issue 24), so there is no alias to forget after
+a test; a backend's Redis lease goes back when the backend is collected.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tests.support.clock import ElapsesTime
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 
-from .helpers import FakeClock, forget_runtime_caches, unique
+from .helpers import FakeClock, unique
 
 VARIANTS = ("memory", "kvserver", "db-sqlite", "db-postgres")
 
@@ -69,9 +69,3 @@ def opened(request: pytest.FixtureRequest, tmp_path) -> Iterator[Opened]:
     finally:
         cache.clear()  # Django holds the cache: it outlives the container
         container.close()
-
-
-@pytest.fixture(autouse=True)
-def _forget_runtime_caches() -> Iterator[None]:
-    yield
-    forget_runtime_caches()

@@ -259,7 +259,10 @@ class TestCacheContract:
             opened.cache.set("fine-key", 3)
             assert opened.cache.get("has space") == 1 and opened.cache.get("k" * 300) == 2
             assert opened.cache.get("fine-key") == 3
-        assert [w.category for w in caught] == [CacheKeyWarning] * 4
+        # A garbage collection during the block may report sockets an earlier test left
+        # open (ResourceWarning): not this cache's warnings.
+        ours = [w.category for w in caught if not issubclass(w.category, ResourceWarning)]
+        assert ours == [CacheKeyWarning] * 4
 
     def test_clear_removes_only_this_cache(self, opened, tmp_path, request):
         from .conftest import cache_block

@@ -3,8 +3,10 @@
 On the real Redis server: ``caches["default"]`` derived by ``slots.caches(TOOLKIT)`` is a
 ``django_redis.cache.RedisCache``; ``get_redis_connection("default")`` answers PING and
 is the client the cache writes with; django-redis's own methods see the toolkit's
-entries (one namespace, one serializer); and a lock, a queue push and a cache set on one
-server use one connection pool, counted on the server (``CLIENT LIST``).
+entries (one namespace, one serializer); a lock, a queue push and a cache set on one
+server use one connection pool, counted on the server (``CLIENT LIST``); and every Redis
+battery (lock, queue, ratelimit, idempotency, session, eventbus, resilience) holds that
+very client.
 """
 
 from __future__ import annotations
@@ -120,3 +122,44 @@ def test_a_hand_written_django_redis_entry_can_share_the_pool(on_redis):
         assert caches["plain"].get("hand-written") == 1
         assert get_redis_connection("plain") is services.lock()._client
         caches["plain"].delete("hand-written")
+
+
+#: The batteries issue 24 names as users of the one Redis client registry.
+KV_BATTERIES = ("lock", "queue", "ratelimit", "idempotency", "session", "eventbus", "resilience")
+
+
+def _redis_clients(obj: object, depth: int = 2) -> list[redis.Redis]:
+    """Return the ``redis.Redis`` objects ``obj`` holds (itself or one toolkit object down)."""
+    attrs = dict(getattr(obj, "__dict__", {}))
+    for name in getattr(type(obj), "__slots__", ()):
+        if hasattr(obj, name):
+            attrs[name] = getattr(obj, name)
+    found = []
+    for value in attrs.values():
+        if isinstance(value, redis.Redis):
+            found.append(value)
+        elif depth and type(value).__module__.startswith("toolkit_batteries."):
+            found += _redis_clients(value, depth - 1)
+    return found
+
+
+def test_every_redis_battery_borrows_the_django_redis_client(redis_url):
+    """One variable, TOOLKIT_REDIS_URL, and all seven batteries hold the cache's client."""
+    from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.container import Container
+
+    url = redis_url.rsplit("/", 1)[0] + f"/{POOL_DB}"
+    toolkit = {name: {"adapter": "kvserver"} for name in ("cache", *KV_BATTERIES)}
+    toolkit["resilience"]["options"] = {"breaker": {"enabled": True}}  # its client's user
+    config = Config.load(toolkit, {"TOOLKIT_REDIS_URL": url})
+    with override_settings(TOOLKIT=toolkit, CACHES=slots.caches(config)):
+        connection = get_redis_connection("default")
+        container = Container(config)
+        try:
+            held = {name: _redis_clients(getattr(container, name)()) for name in KV_BATTERIES}
+        finally:
+            container.close()
+            services.reset()
+    assert all(held.values()), held  # each holds a client...
+    strangers = {name for name, found in held.items() if any(c is not connection for c in found)}
+    assert strangers == set()  # ...and it is django-redis's, for every one of them

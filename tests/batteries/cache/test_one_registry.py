@@ -11,6 +11,7 @@ wrote it.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -57,5 +58,34 @@ def test_services_cache_is_caches_default_built_once_and_nothing_registered(
             if adapter == "kvserver":
                 assert calls == Counter(decode=1, parse=1, lease=1)
                 assert services.container().pools.describe() == []
+        finally:
+            services.reset()
+
+
+def test_options_are_decoded_once_per_backend_object_and_threads_share_one_client(
+    redis_url, monkeypatch
+):
+    """Django builds one backend per thread: each decodes once, all lease one client."""
+    toolkit = {"cache": {"adapter": "kvserver", "options": {"url": redis_url}}}
+    calls: Counter = Counter()
+    monkeypatch.setattr(
+        kvserver, "decode_options", _counting(calls, "decode", kvserver.decode_options)
+    )
+    monkeypatch.setattr(clients, "lease", _counting(calls, "lease", clients.lease))
+    with override_settings(TOOLKIT=toolkit, CACHES=slots.caches(toolkit)):
+        try:
+            here = services.cache()
+            here.get("warm")  # reads and writes decode nothing
+            here.set("warm", 1, 5)
+            box: list = []
+            thread = threading.Thread(target=lambda: box.append(services.cache()))
+            thread.start()
+            thread.join()
+            there = box[0]
+            assert there is not here  # Django's per-thread object...
+            assert there._redis is here._redis  # ...on the one process-wide client
+            assert calls == Counter(decode=2, lease=2)
+            assert clients.leases(here._redis) >= 2
+            here.delete("warm")
         finally:
             services.reset()

@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 from django.db.utils import ConnectionHandler
 from django.test import override_settings
 
+from tests.support.aliases import aliases_forgotten
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.db import django_database_settings
@@ -203,7 +204,11 @@ def test_db_ping_sqlite_instance(tmp_path, capsys):
 def test_db_ping_unreachable_exits_5_without_the_dsn():
     dsn = "postgresql://postgres:hunter2@127.0.0.1:1/test"
     toolkit = {"db": {"adapter": "sqlserver", "options": {"dsn": dsn}}}
-    with override_settings(TOOLKIT=toolkit), pytest.raises(CommandError) as info:
+    with (
+        aliases_forgotten(),
+        override_settings(TOOLKIT=toolkit),
+        pytest.raises(CommandError) as info,
+    ):
         call_command("db_ping")
     assert info.value.returncode == 5
     assert "hunter2" not in str(info.value) and "127.0.0.1" not in str(info.value)

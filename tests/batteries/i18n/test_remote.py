@@ -160,6 +160,18 @@ def test_private_target_refused_without_allow_private(
     container.close()
 
 
+@pytest.mark.parametrize(("field", "value"), [("max_in_flight", -1), ("timeout", "-2s")])
+def test_open_refuses_a_bound_that_is_not_positive(
+    service: FakeTranslationService, field: str, value: object
+) -> None:
+    # The system check reports it too; opening must refuse it where no check ran.
+    block = remote_block(service, **{field: value})
+    with pytest.raises(InvalidOptionsError) as caught:
+        Container(Config.load({"i18n": block}, {})).i18n()
+    assert str(caught.value) == f'i18n.default: option "remote.{field}" must be positive'
+    assert service.requests == []
+
+
 def test_endpoint_required() -> None:
     with pytest.raises(InvalidOptionsError, match=r"remote\.endpoint"):
         Container(Config.load({"i18n": {"adapter": "remote"}}, {})).i18n()

@@ -190,6 +190,19 @@ def test_the_project_comes_from_the_option_before_the_key_file(push_server, tmp_
     container.close()
 
 
+def test_a_project_is_required_when_the_key_file_names_none(push_server, tmp_path):
+    path = tmp_path / "account.json"
+    path.write_text(json.dumps({"client_email": EMAIL, "private_key": "unused"}))
+    block = push_block(push_server, tmp_path)
+    block["options"]["push"]["service_account"] = str(path)
+    with pytest.raises(
+        InvalidOptionsError, match=r"or a project_id in the service-account"
+    ) as caught:
+        open_block(block)
+    assert (caught.value.service, caught.value.field) == ("notification", "push.project_id")
+    assert push_server.seen == []
+
+
 def test_the_vendor_alias_opens_the_push_adapter(push_server, tmp_path):
     assert resolve_adapter("notification", "fcm") == ("push", FCMPush)
     container, push = open_block({**push_block(push_server, tmp_path), "adapter": "fcm"})

@@ -16,7 +16,7 @@ import pytest
 from tests.support.batteries import BatteryOpener
 from toolkit_batteries.core.container import Container
 
-from .receiver import Receiver, start_receiver
+from .receiver import Receiver
 
 VARIANTS = ("stdout", "noop", "otlp")
 
@@ -26,12 +26,10 @@ SECRET = "sk-otlp-6f1d0c7e-never-log-me"
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
-    found, server = start_receiver()
-    try:
-        yield found
-    finally:
-        server.shutdown()
-        server.server_close()
+    """Yield a strict OTLP/HTTP receiver; then assert every export it took was well-formed."""
+    with Receiver() as found:
+        yield found  # type: ignore[misc]
+    assert found.problems == [], "an export broke OTLP's requirements"
 
 
 def otlp_options(receiver: Receiver, **options: Any) -> dict[str, Any]:

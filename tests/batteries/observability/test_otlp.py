@@ -33,7 +33,7 @@ def test_spans_arrive_as_protobuf_with_headers_and_resource(
         with obs.operation("cache", "default", "get", key="user:1"), obs.span("decode"):
             pass
         assert obs.flush(5.0)
-        [request] = receiver.received("/v1/traces")
+        [request] = receiver.exports("/v1/traces")
         assert request.content_type == "application/x-protobuf"
         assert request.headers["x-api-key"] == SECRET
         spans = {s["name"]: s for s in receiver.spans()}
@@ -64,7 +64,7 @@ def test_metrics_arrive_with_values_and_attributes(receiver: Receiver) -> None:
         obs.record("job.seconds", 0.5)
         obs.record("job.seconds", 1.5)
         assert obs.flush(5.0)
-        [request, *_] = receiver.received("/v1/metrics")
+        [request, *_] = receiver.exports("/v1/metrics")
         assert request.headers["x-api-key"] == SECRET
         metrics = receiver.metrics()
         assert metrics["jobs.pushed"][-1] == (5, {"queue": "emails"})
@@ -140,7 +140,7 @@ def test_https_endpoint_never_sends_plaintext(receiver: Receiver) -> None:
         with obs.span("tls-only"):
             pass
         obs.flush(5.0)  # the export fails its TLS handshake and is logged by the SDK
-        assert receiver.requests == []
+        assert receiver.requests() == []
     finally:
         container.close()
 

@@ -189,3 +189,12 @@ def test_the_toolkit_decorator_no_longer_shadows_djangos_name():
         decorate = decorators.permission_required("post.list")
     assert any(issubclass(w.category, DeprecationWarning) for w in caught)
     assert callable(decorate) and callable(decorators.require_permission("post.list"))
+    # A star import beside Django's decorator keeps Django's name Django's.
+    namespace: dict = {}
+    exec(  # the two import statements under test, nothing else
+        "from django.contrib.auth.decorators import permission_required\n"
+        "from toolkit_batteries.permission.decorators import *\n",
+        namespace,
+    )
+    assert namespace["permission_required"].__module__ == "django.contrib.auth.decorators"
+    assert "require_permission" in namespace

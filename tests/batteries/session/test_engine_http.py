@@ -37,9 +37,22 @@ def variant(request, tmp_path) -> Iterator[str]:
             services.reset()
 
 
-@pytest.mark.django_db
-def test_an_admin_login_lives_in_the_toolkit_store_and_ends_there(variant):
-    User.objects.create_superuser("root", "root@example.com", "a long passphrase 42")
+@pytest.fixture
+def superuser() -> Iterator[User]:
+    """Yield a real superuser in Django's own database; delete it afterwards.
+
+    Not ``pytest.mark.django_db``: its test case forbids every database alias it does not
+    name, and the ``db`` variant's session store lives under an alias registered for its
+    ``dsn`` (which exists at that moment or not, depending on which test ran first).
+    """
+    user = User.objects.create_superuser("root", "root@example.com", "a long passphrase 42")
+    try:
+        yield user
+    finally:
+        user.delete()
+
+
+def test_an_admin_login_lives_in_the_toolkit_store_and_ends_there(variant, superuser):
     client = Client()
     page = client.post(
         "/admin/login/?next=/admin/",

@@ -1,5 +1,6 @@
 """The vectorstore contract, on every adapter: db on SQLite (sqlite-vec), db on the real
-PostgreSQL (pgvector), vecengine (qdrant-client's in-process engine).
+PostgreSQL (pgvector), vecengine (qdrant-client's in-process engine) and vecengine-server
+(qdrant-client over REST on the strict Qdrant stand-in of ``qdrant_server.py``).
 
 Answers are checked against an exact search computed here in Python, on the float32
 values the backends store.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from http.cookiejar import CookieJar
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import OpenContext
@@ -28,7 +29,16 @@ try:
 except ImportError:  # pragma: no cover - the ai extra is part of dev installs
     raise MissingExtraError("ai", "llm_a/llm_b/llm_c/llm_d", "ai", "httpx") from None
 
-__all__ = ["ProviderAI", "Settings", "blocked", "guarded_client", "primed", "scrub", "settings_of"]
+__all__ = [
+    "NoCookies",
+    "ProviderAI",
+    "Settings",
+    "blocked",
+    "guarded_client",
+    "primed",
+    "scrub",
+    "settings_of",
+]
 
 _BLOCKED = (
     "resolves to a private, loopback or link-local address; loopback, private or "
@@ -85,9 +95,28 @@ def transport(settings: Settings) -> httpx.BaseTransport:
     return provider.httpx_transport(settings.endpoint, max_connections=20)
 
 
+class NoCookies(CookieJar):
+    """A cookie jar that keeps nothing and adds nothing.
+
+    A provider API authenticates every call by its key; a cookie it sets (a load
+    balancer's affinity) is not needed, and keeping it would carry state from one call
+    to the next. It also spares httpx's per-response cookie parsing (about 85 Python
+    calls a request, measured on ``llm_c``).
+    """
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
+
+    def add_cookie_header(self, request: Any) -> None:
+        return None
+
+
 def guarded_client(settings: Settings) -> httpx.Client:
-    """Return an ``httpx.Client`` on the guarded transport (no redirects, no env proxy)."""
-    return provider.httpx_client(settings.endpoint, timeout=settings.timeout)
+    """Return an ``httpx.Client`` on the guarded transport (no redirects, no env proxy,
+    no cookies kept)."""
+    client = provider.httpx_client(settings.endpoint, timeout=settings.timeout)
+    client.cookies = NoCookies()  # type: ignore[assignment]
+    return client
 
 
 def blocked(instance: str) -> InvalidOptionsError:

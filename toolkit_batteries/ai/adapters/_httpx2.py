@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import httpx2
 
-from ._common import Settings, transport
+from ._common import NoCookies, Settings, transport
 
 __all__ = ["BridgeTransport", "guarded_client2"]
 
@@ -90,9 +90,11 @@ def _extensions(extensions: dict[str, Any]) -> dict[str, Any]:
 
 def guarded_client2(settings: Settings) -> httpx2.Client:
     """Return an ``httpx2.Client`` whose connections obey the outbound rules."""
-    return httpx2.Client(
+    client = httpx2.Client(
         transport=BridgeTransport(transport(settings)),
         timeout=settings.timeout,
         follow_redirects=False,
         trust_env=False,
     )
+    client.cookies = NoCookies()  # type: ignore[assignment]  # calls carry the key alone
+    return client

@@ -93,10 +93,11 @@ def wire_message(event: Event) -> dict[str, Any]:
             "$group_set": event.properties,
         }
     elif event.groups:
-        properties = {**event.properties, "$groups": event.groups}
+        properties = {**event.properties, "$groups": event.groups, **_LIB}
     else:
-        properties = {**event.properties}
-    properties.update(_LIB)
+        properties = {**event.properties, **_LIB}
+    if event.kind in ("identify", "group"):
+        properties.update(_LIB)
     return {
         "event": event.name,
         "distinct_id": event.distinct_id,

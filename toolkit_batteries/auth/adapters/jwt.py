@@ -26,10 +26,10 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
+from toolkit_batteries.auth import tokens
 from toolkit_batteries.auth.base import (
     Authenticator,
     AuthError,
@@ -37,7 +37,6 @@ from toolkit_batteries.auth.base import (
     InvalidTokenError,
     IssuedToken,
     TokenRevokedError,
-    validate_issue_arguments,
 )
 from toolkit_batteries.auth.options import JWTOptions
 from toolkit_batteries.auth.policy import build_keyring
@@ -51,10 +50,8 @@ from toolkit_batteries.auth.tokens import build_claims, check_audience, check_ti
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
 
-try:
+with MissingExtraError.guard("auth", "jwt", "auth", "pyjwt"):
     import jwt as pyjwt
-except ImportError:  # pragma: no cover - the auth extra is part of dev installs
-    raise MissingExtraError("auth", "jwt", "auth", "pyjwt") from None
 
 __all__ = ["ALGORITHM", "JWTAuthenticator"]
 
@@ -122,18 +119,10 @@ class JWTAuthenticator(Authenticator):
 
     # ------------------------------------------------------------------ issue
 
-    def issue(
-        self,
-        subject: str,
-        *,
-        roles: Sequence[str] = (),
-        ttl: timedelta | None = None,
-        claims: Mapping[str, Any] | None = None,
+    def _mint(
+        self, subject: str, roles: tuple[str, ...], lifetime: timedelta, extra: dict[str, Any]
     ) -> IssuedToken:
         """Mint an HS256 token; ``ttl`` (default 1 h) is capped by ``jwt.max_ttl``."""
-        if self._closed:
-            raise AuthError(f"{self._where}: the service is closed")
-        roles, lifetime, extra = validate_issue_arguments(self._where, subject, roles, ttl, claims)
         if self._max_ttl and lifetime > self._max_ttl:
             lifetime = self._max_ttl
         now = int(self._clock())
@@ -192,15 +181,7 @@ class JWTAuthenticator(Authenticator):
             key = ring.legacy
             if key is None:
                 raise InvalidTokenError("kid-less token and no jwt.secret")
-        try:
-            payload = json.loads(self._jws.decode(token, key, algorithms=[ALGORITHM]))
-        except pyjwt.InvalidSignatureError:
-            raise InvalidTokenError("signature mismatch") from None
-        except (pyjwt.PyJWTError, ValueError):
-            raise InvalidTokenError("malformed token") from None
-        if not isinstance(payload, dict):
-            raise InvalidTokenError("malformed token")
-        return payload
+        return tokens.decode_payload(self._jws, token, key, ALGORITHM)
 
     def _check_claims(self, payload: dict[str, Any], exp: float, now: float) -> None:
         if self._issuer:
@@ -247,13 +228,11 @@ class JWTAuthenticator(Authenticator):
             token_id = payload.get("jti")
             if not valid_token_id(token_id):
                 raise InvalidTokenError("token has no jti; it cannot be revoked")
-            exp = payload.get("exp")
-            if isinstance(exp, bool) or not isinstance(exp, int | float):
-                raise InvalidTokenError("missing exp")
+            exp = tokens.expiry_of(payload)
         except AuthError as exc:
             logger.debug("%s: revoke refused: %s", self._where, exc)
             raise
-        until = float(exp) + self._leeway
+        until = exp + self._leeway
         if until <= self._clock():
             return
         try:

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Self
 
+from toolkit_batteries.auth import tokens
 from toolkit_batteries.auth.base import (
     Authenticator,
     AuthError,
@@ -61,10 +62,8 @@ from toolkit_batteries.core.outbound import OutboundBlockedError, connector
 from toolkit_batteries.core.outbound.urllib_opener import guarded_opener
 from toolkit_batteries.core.tracing import traced
 
-try:
+with MissingExtraError.guard("auth", "oidc", "auth", "pyjwt"):
     import jwt as pyjwt
-except ImportError:  # pragma: no cover - the auth extra is part of dev installs
-    raise MissingExtraError("auth", "oidc", "auth", "pyjwt") from None
 
 __all__ = ["ALGORITHMS", "MAX_DOCUMENT_BYTES", "REFRESH_INTERVAL", "OIDCAuthenticator"]
 
@@ -284,11 +283,9 @@ class OIDCAuthenticator(Authenticator):
         except AuthError as exc:
             logger.debug("%s: revoke refused: %s", self._where, exc)
             raise
-        exp = payload.get("exp")
-        if isinstance(exp, bool) or not isinstance(exp, int | float):
-            raise InvalidTokenError("missing exp")
-        if exp + self._leeway > self._clock():
-            self._revoked.revoke(self._token_id(token, payload), float(exp) + self._leeway)
+        until = tokens.expiry_of(payload) + self._leeway
+        if until > self._clock():
+            self._revoked.revoke(self._token_id(token, payload), until)
         logger.info("%s: token revoked in this process", self._where)
 
     def _decode(self, token: Any) -> dict[str, Any]:
@@ -297,15 +294,7 @@ class OIDCAuthenticator(Authenticator):
         if alg not in ALGORITHMS:
             raise InvalidTokenError("algorithm not allowed")
         key = self._key_for(header.get("kid"), alg)
-        try:
-            payload = json.loads(self._jws.decode(token, key, algorithms=[alg]))
-        except pyjwt.InvalidSignatureError:
-            raise InvalidTokenError("signature mismatch") from None
-        except (pyjwt.PyJWTError, ValueError):
-            raise InvalidTokenError("malformed token") from None
-        if not isinstance(payload, dict):
-            raise InvalidTokenError("malformed token")
-        return payload
+        return tokens.decode_payload(self._jws, token, key, alg)
 
     @staticmethod
     def _token_id(token: str, payload: dict[str, Any]) -> str:

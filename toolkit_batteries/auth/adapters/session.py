@@ -25,7 +25,6 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
@@ -37,7 +36,6 @@ from toolkit_batteries.auth.base import (
     InvalidTokenError,
     IssuedToken,
     TokenExpiredError,
-    validate_issue_arguments,
 )
 from toolkit_batteries.auth.policy import development_switch
 from toolkit_batteries.core.adapter import OpenContext
@@ -134,18 +132,10 @@ class SessionAuthenticator(Authenticator):
 
     # ------------------------------------------------------------------ operations
 
-    def issue(
-        self,
-        subject: str,
-        *,
-        roles: Sequence[str] = (),
-        ttl: timedelta | None = None,
-        claims: Mapping[str, Any] | None = None,
+    def _mint(
+        self, subject: str, roles: tuple[str, ...], lifetime: timedelta, extra: dict[str, Any]
     ) -> IssuedToken:
         """Create a session for ``subject``; its id is the token (default ttl: the store's)."""
-        roles, lifetime, extra = validate_issue_arguments(
-            self._where, subject, roles, ttl if ttl is not None else self._default_ttl, claims
-        )
         now = self._clock()
         expires = now + lifetime.total_seconds()
         token_id = secrets.token_hex(16)

@@ -10,13 +10,10 @@ nothing to a project on ``stub``. The vendor aliases ``stripe`` -> ``billing_a``
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "stub": "toolkit_batteries.billing.adapters.stub.StubBilling",
     "billing_a": "toolkit_batteries.billing.adapters.stripe.StripeBilling",
     "billing_b": "toolkit_batteries.billing.adapters.paddle.PaddleBilling",
 }
-
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers the rest.
-ALIASES: dict[str, str] = {}

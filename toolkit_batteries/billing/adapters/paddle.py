@@ -51,12 +51,10 @@ from ..base import Customer, Invoice, Subscription, WebhookEvent, WebhookSignatu
 from ..states import SubscriptionStatus, parse_status
 from ._common import CALLS, TIMEOUT, ProviderBilling
 
-try:
+with MissingExtraError.guard("billing", "billing_b", "billing", "paddle_billing"):
     import requests
     from paddle_billing import Client, Environment, Options
     from paddle_billing.Exceptions.ApiError import ApiError
-except ImportError:  # pragma: no cover - the billing extra is part of dev installs
-    raise MissingExtraError("billing", "billing_b", "billing", "paddle_billing") from None
 
 __all__ = ["TIMEOUT", "PaddleBilling", "subscription_from"]
 

@@ -36,10 +36,8 @@ from ..base import Customer, Invoice, Subscription, WebhookEvent, WebhookSignatu
 from ..states import parse_status
 from ._common import CALLS, TIMEOUT, ProviderBilling
 
-try:
+with MissingExtraError.guard("billing", "billing_a", "billing", "stripe"):
     import stripe
-except ImportError:  # pragma: no cover - the billing extra is part of dev installs
-    raise MissingExtraError("billing", "billing_a", "billing", "stripe") from None
 
 __all__ = ["DEFAULT_ENDPOINT", "TIMEOUT", "StripeBilling", "subscription_from"]
 

@@ -9,12 +9,9 @@ The product name ``cloudflare`` is accepted as well as ``cdn_a`` (the shared
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "noop": "toolkit_batteries.cdn.adapters.noop.NoopCDN",
     "cdn_a": "toolkit_batteries.cdn.adapters.cloudflare.CloudflareCDN",
 }
-
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers cloudflare.
-ALIASES: dict[str, str] = {}

@@ -39,10 +39,8 @@ from toolkit_batteries.core.tracing import traced
 from ..base import CDN, ZONE_ID, CDNPurgeError
 from ..options import CDNOptions
 
-try:
+with MissingExtraError.guard("cdn", "cdn_a", "cdn", "cloudflare"):
     import cloudflare
-except ImportError:  # pragma: no cover - the cdn extra is part of dev installs
-    raise MissingExtraError("cdn", "cdn_a", "cdn", "cloudflare") from None
 
 __all__ = ["DEFAULT_BASE_URL", "MAX_PER_REQUEST", "TIMEOUT", "CloudflareCDN", "check_zone_id"]
 

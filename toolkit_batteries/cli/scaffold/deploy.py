@@ -124,7 +124,8 @@ def systemd_unit(process: Process, package: str, directory: str, user: str) -> s
     ready = ""
     if process.name == "web":
         ready = (
-            "# Ready: GET /readyz on the port below answers 200 (point the load balancer at it).\n"
+            "# Ready: GET /readyz answers 200 on the port it binds (8080 unless --port or\n"
+            "# gunicorn.conf.py says otherwise); point the load balancer at it.\n"
         )
     elif "doctor" in process.readiness:
         doctor = process.readiness.split("`")[1]

@@ -41,6 +41,7 @@ __all__ = [
     "host_is_public",
     "is_blocked",
     "is_public",
+    "public_addresses",
     "resolve_public",
 ]
 
@@ -178,7 +179,17 @@ def resolve_public(host: str, port: int, *, allow_private: bool) -> list[Address
     private addresses is refused). Connect to the returned ``sockaddr`` values, never to
     ``host`` again. ``socket.gaierror`` propagates when the name does not resolve.
     """
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return public_addresses(
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM), allow_private=allow_private
+    )
+
+
+def public_addresses(infos: list[AddressInfo], *, allow_private: bool) -> list[AddressInfo]:
+    """Return one name's resolved addresses, each once, after the rule of :func:`resolve_public`.
+
+    Split from the lookup so a resolver of another kind (anyio's, in the async transport)
+    applies the same rule with the same refusal.
+    """
     if not allow_private:
         for info in infos:
             if not is_public(str(info[4][0])):

@@ -32,14 +32,14 @@ import ssl
 import time
 import typing
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import certifi
 import httpcore
 import httpx
 
-from . import OutboundBlockedError, is_public, log_redaction, resolve_public
+from . import OutboundBlockedError, log_redaction, public_addresses, resolve_public
 
 __all__ = ["AsyncGuardedTransport", "GuardedBackend", "GuardedTransport", "deadline"]
 
@@ -124,6 +124,19 @@ def _mapped(exc: Exception) -> Exception:
     return exc
 
 
+@contextlib.contextmanager
+def _httpx_errors() -> Iterator[None]:
+    """Raise httpcore's errors as httpx's: the one translation both transports and their
+    response streams share, so callers catch ``httpx`` errors whichever twin they use."""
+    try:
+        yield
+    except Exception as exc:
+        mapped = _mapped(exc)
+        if mapped is exc:
+            raise
+        raise mapped from exc
+
+
 def _core_request(request: httpx.Request, allow_insecure: bool) -> httpcore.Request:
     if request.url.scheme != "https" and not allow_insecure:
         raise OutboundBlockedError(
@@ -205,17 +218,11 @@ class AsyncGuardedBackend(httpcore.AnyIOBackend):
             infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
             raise httpcore.ConnectError(f"name resolution failed ({type(exc).__name__})") from None
-        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
-        if not self.allow_private and not all(is_public(a) for a in addresses):
-            raise OutboundBlockedError(
-                "an outbound call was refused: the host resolves to a private, loopback "
-                "or link-local address (allow_private is off)"
-            )
         error: Exception | None = None
-        for address in addresses:
+        for info in public_addresses(list(infos), allow_private=self.allow_private):
             try:
                 return await super().connect_tcp(
-                    address, port, timeout, local_address, socket_options
+                    str(info[4][0]), port, timeout, local_address, socket_options
                 )
             except httpcore.ConnectError as exc:
                 error = exc
@@ -227,13 +234,8 @@ class _Stream(httpx.SyncByteStream):
         self._stream = stream
 
     def __iter__(self) -> typing.Iterator[bytes]:
-        try:
+        with _httpx_errors():
             yield from self._stream
-        except Exception as exc:
-            mapped = _mapped(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
 
     def close(self) -> None:
         close = getattr(self._stream, "close", None)
@@ -246,14 +248,9 @@ class _AsyncStream(httpx.AsyncByteStream):
         self._stream = stream
 
     async def __aiter__(self) -> typing.AsyncIterator[bytes]:
-        try:
+        with _httpx_errors():
             async for part in self._stream:
                 yield part
-        except Exception as exc:
-            mapped = _mapped(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
 
     async def aclose(self) -> None:
         aclose = getattr(self._stream, "aclose", None)
@@ -261,91 +258,75 @@ class _AsyncStream(httpx.AsyncByteStream):
             await aclose()
 
 
-class GuardedTransport(httpx.BaseTransport):
+class _GuardedPool:
+    """What the sync and async transports share, so the two cannot drift apart: the
+    outbound flags, a pool whose every connection goes through a guarded backend, and the
+    response built from httpcore's."""
+
+    _pool_class: ClassVar[type]
+    _backend_class: ClassVar[type]
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool,
+        allow_insecure: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int | None = 10,
+        **pool: Any,
+    ) -> None:
+        self.allow_private = allow_private
+        self.allow_insecure = allow_insecure
+        log_redaction.install()  # httpx logs every request's URL, query included
+        self._pool = self._pool_class(
+            ssl_context=_ssl_context(ssl_context),
+            network_backend=self._backend_class(allow_private=allow_private),
+            max_connections=max_connections,
+            **pool,
+        )
+
+    def _response(self, response: httpcore.Response, stream: Any) -> httpx.Response:
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=stream,
+            extensions=response.extensions,
+        )
+
+
+class GuardedTransport(_GuardedPool, httpx.BaseTransport):
     """An ``httpx`` transport whose connections obey the outbound rules.
 
     ``ssl_context`` defaults to the certifi roots httpx uses, with a TLS 1.2 floor; pool limits
     are httpcore's keyword arguments (``max_connections`` ...).
     """
 
-    def __init__(
-        self,
-        *,
-        allow_private: bool,
-        allow_insecure: bool = False,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int | None = 10,
-        **pool: Any,
-    ) -> None:
-        self.allow_private = allow_private
-        self.allow_insecure = allow_insecure
-        log_redaction.install()  # httpx logs every request's URL, query included
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=_ssl_context(ssl_context),
-            network_backend=GuardedBackend(allow_private=allow_private),
-            max_connections=max_connections,
-            **pool,
-        )
+    _pool_class = httpcore.ConnectionPool
+    _backend_class = GuardedBackend
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         core = _core_request(request, self.allow_insecure)
-        try:
+        with _httpx_errors():
             response = self._pool.handle_request(core)
-        except Exception as exc:
-            mapped = _mapped(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         assert isinstance(response.stream, typing.Iterable)
-        return httpx.Response(
-            status_code=response.status,
-            headers=response.headers,
-            stream=_Stream(response.stream),
-            extensions=response.extensions,
-        )
+        return self._response(response, _Stream(response.stream))
 
     def close(self) -> None:
         self._pool.close()
 
 
-class AsyncGuardedTransport(httpx.AsyncBaseTransport):
+class AsyncGuardedTransport(_GuardedPool, httpx.AsyncBaseTransport):
     """The async twin of :class:`GuardedTransport` (for ``httpx.AsyncClient``)."""
 
-    def __init__(
-        self,
-        *,
-        allow_private: bool,
-        allow_insecure: bool = False,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int | None = 10,
-        **pool: Any,
-    ) -> None:
-        self.allow_private = allow_private
-        self.allow_insecure = allow_insecure
-        log_redaction.install()  # httpx logs every request's URL, query included
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=_ssl_context(ssl_context),
-            network_backend=AsyncGuardedBackend(allow_private=allow_private),
-            max_connections=max_connections,
-            **pool,
-        )
+    _pool_class = httpcore.AsyncConnectionPool
+    _backend_class = AsyncGuardedBackend
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         core = _core_request(request, self.allow_insecure)
-        try:
+        with _httpx_errors():
             response = await self._pool.handle_async_request(core)
-        except Exception as exc:
-            mapped = _mapped(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         assert isinstance(response.stream, typing.AsyncIterable)
-        return httpx.Response(
-            status_code=response.status,
-            headers=response.headers,
-            stream=_AsyncStream(response.stream),
-            extensions=response.extensions,
-        )
+        return self._response(response, _AsyncStream(response.stream))
 
     async def aclose(self) -> None:
         await self._pool.aclose()

@@ -66,6 +66,7 @@ import logging
 import ssl
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.errors import InvalidOptionsError
@@ -94,6 +95,7 @@ __all__ = [
     "httpx_client",
     "httpx_transport",
     "kind_of_status",
+    "positive",
     "read_bounded",
     "read_json",
     "requests_session",
@@ -140,6 +142,18 @@ def required(value: Any, *, service: str, field: str, adapter: str, instance: st
             service, field, f"is required by the {adapter} adapter", instance=instance
         )
     return text
+
+
+def positive(value: timedelta | float, *, service: str, field: str, instance: str) -> float:
+    """Return ``value`` (a duration in seconds, or a count) as a float; raise unless > 0.
+
+    The system check reports the same rule from the options' declarations; an adapter
+    repeats it at open because a service may open where checks never ran (a script).
+    """
+    number = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    if number <= 0:
+        raise InvalidOptionsError(service, field, "must be positive", instance=instance)
+    return number
 
 
 def endpoint(

@@ -33,7 +33,7 @@ EXPIRY_MARGIN = 60.0
 class ServiceAccount:
     """The parts of a service-account key file the token exchange needs (never shown)."""
 
-    __slots__ = ("email", "key", "key_id", "project_id", "token_uri")
+    __slots__ = ("_where", "email", "key", "key_id", "project_id", "token_uri")
 
     def __init__(self, path: str, *, service: str, field: str, instance: str) -> None:
         def invalid(reason: str) -> InvalidOptionsError:
@@ -57,9 +57,26 @@ class ServiceAccount:
         self.key_id: str = str(data.get("private_key_id") or "")
         self.project_id: str = str(data.get("project_id") or "")
         self.token_uri: str = str(data.get("token_uri") or DEFAULT_TOKEN_URI)
+        self._where = (service, instance)
 
     def __repr__(self) -> str:
         return "<service account>"
+
+    def project(self, configured: str, *, field: str) -> str:
+        """Return the project id: ``configured``, else the key file's; raise naming ``field``.
+
+        Every battery that calls such an API needs the same choice and the same error.
+        """
+        found = (configured or self.project_id).strip()
+        if not found:
+            service, instance = self._where
+            raise InvalidOptionsError(
+                service,
+                field,
+                "is required (or a project_id in the service-account file)",
+                instance=instance,
+            )
+        return found
 
     def assertion(self, scope: str, now: float) -> str:
         """Return the signed RS256 assertion for ``scope`` (``aud`` the token URI)."""

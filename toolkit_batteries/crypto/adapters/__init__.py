@@ -6,12 +6,9 @@ nothing to a project that never encrypts.
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "local": "toolkit_batteries.crypto.adapters.local.LocalCrypto",
     "kms": "toolkit_batteries.crypto.adapters.kms.KMSCrypto",
 }
-
-#: Battery-specific aliases (alias -> canonical); the crypto battery needs none.
-ALIASES: dict[str, str] = {}

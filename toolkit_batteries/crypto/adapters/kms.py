@@ -48,11 +48,9 @@ from toolkit_batteries.crypto.base import (
     registered_kms_client,
 )
 
-try:
+with MissingExtraError.guard("crypto", "kms", "auth", "cryptography"):
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-except ImportError:  # pragma: no cover - the auth extra is missing
-    raise MissingExtraError("crypto", "kms", "auth", "cryptography") from None
 
 __all__ = ["PREFIX", "KMSCrypto"]
 

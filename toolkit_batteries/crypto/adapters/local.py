@@ -42,14 +42,12 @@ from toolkit_batteries.crypto.base import (
 )
 from toolkit_batteries.crypto.options import DEVELOPMENT_KEY
 
-try:
+with MissingExtraError.guard("crypto", "local", "auth", "cryptography"):
     from cryptography.exceptions import InvalidSignature, InvalidTag
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives import hmac as crypto_hmac
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-except ImportError:  # pragma: no cover - the auth extra is missing
-    raise MissingExtraError("crypto", "local", "auth", "cryptography") from None
 
 __all__ = ["KEY_SIZE", "NONCE_SIZE", "SIGN_KEY_SIZE", "VERSION", "LocalCrypto"]
 

@@ -52,10 +52,8 @@ class SQLServerDatabase(Database):
         from toolkit_batteries.db.databases import postgres_entry
 
         dsn = sqlserver_target(ctx.options, service=ctx.service, instance=ctx.instance)
-        try:
+        with MissingExtraError.guard(ctx.service, "sqlserver", "sqlserver", "psycopg"):
             import psycopg  # noqa: F401  (Django's backend needs it; name the extra)
-        except ImportError:
-            raise MissingExtraError(ctx.service, "sqlserver", "sqlserver", "psycopg") from None
         entry = postgres_entry(dsn, ctx.options, service=ctx.service, instance=ctx.instance)
         return open_database_alias(
             entry, service=ctx.service, instance=ctx.instance, preferred=ctx.instance, cls=cls

@@ -39,10 +39,8 @@ from toolkit_batteries.core.tracing import traced
 
 from ..base import Document, DocumentTooLargeError, RenderFailedError
 
-try:
+with MissingExtraError.guard("document", "remote", "document", "httpx"):
     import httpx
-except ImportError:  # pragma: no cover - httpx is part of the document extra
-    raise MissingExtraError("document", "remote", "document", "httpx") from None
 
 __all__ = ["CONVERT_PATH", "HEALTH_PATH", "GotenbergDocument", "page_count"]
 

@@ -48,10 +48,8 @@ from toolkit_batteries.eventbus.base import (
     settings_from_options,
 )
 
-try:
+with MissingExtraError.guard("eventbus", "kvserver", "kvserver", "redis"):
     import redis  # noqa: F401  (the extra's absence is reported at import)
-except ImportError:  # pragma: no cover - the extra is installed in the test environment
-    raise MissingExtraError("eventbus", "kvserver", "kvserver", "redis") from None
 
 __all__ = ["SUBSCRIBE_TIMEOUT", "KVServerEventBus", "channel_name"]
 
@@ -256,9 +254,8 @@ class KVServerEventBus(EventBus):
     def open(cls, ctx: OpenContext) -> Self:
         """Borrow the container's client for ``kvserver.*``."""
         settings = settings_from_options(ctx.options, instance=ctx.instance)
-        block = ctx.options.kvserver
-        client = ctx.pools.kvserver(ctx.service, block, instance=ctx.instance)
-        return cls(client, settings, prefix=block.prefix, instance=ctx.instance)
+        prefix = ctx.options.kvserver.prefix
+        return cls(ctx.kvserver_client(), settings, prefix=prefix, instance=ctx.instance)
 
     @property
     def listening(self) -> bool:

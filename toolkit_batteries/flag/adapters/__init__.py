@@ -8,12 +8,9 @@ when an adapter opens, so httpx and PyJWT cost nothing to a project on ``static`
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "static": "toolkit_batteries.flag.adapters.static.StaticFlag",
     "remotecfg": "toolkit_batteries.flag.adapters.firebase.FirebaseFlag",
 }
-
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {}

@@ -51,7 +51,6 @@ from urllib.parse import quote
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import (
-    InvalidOptionsError,
     MissingExtraError,
     ServiceUnavailableError,
 )
@@ -62,11 +61,9 @@ from toolkit_batteries.core.tracing import traced
 from ..base import MICRO_PERCENT, MISSING, Flag, bucket, truthy
 from ..options import DEFAULT_ENDPOINT
 
-try:
+with MissingExtraError.guard("flag", "remotecfg", "remotecfg", "httpx, pyjwt"):
     import httpx
     import jwt as pyjwt
-except ImportError:  # pragma: no cover - the remotecfg extra is part of dev installs
-    raise MissingExtraError("flag", "remotecfg", "remotecfg", "httpx, pyjwt") from None
 
 __all__ = ["MAX_TEMPLATE_BYTES", "SCOPE", "TEMPLATE_PATH", "FirebaseFlag"]
 
@@ -173,14 +170,7 @@ class FirebaseFlag(Flag):
             field="remotecfg.service_account",
             instance=instance,
         )
-        project_id = (options.project_id or account.project_id).strip()
-        if not project_id:
-            raise InvalidOptionsError(
-                "flag",
-                "remotecfg.project_id",
-                "is required (or a project_id in the service-account file)",
-                instance=instance,
-            )
+        project_id = account.project(options.project_id, field="remotecfg.project_id")
         # Both URLs on the provider base's rules; messages name remotecfg.allow_*.
         endpoint = provider.endpoint(
             options,
@@ -197,16 +187,9 @@ class FirebaseFlag(Flag):
             field="remotecfg.service_account",
             url=account.token_uri,
         ).url
-        timeout = options.timeout.total_seconds()
-        if timeout <= 0:
-            raise InvalidOptionsError(
-                "flag", "remotecfg.timeout", "must be positive", instance=instance
-            )
-        ttl = options.ttl.total_seconds()
-        if ttl <= 0:
-            raise InvalidOptionsError(
-                "flag", "remotecfg.ttl", "must be positive", instance=instance
-            )
+        rules = {"service": "flag", "instance": instance}
+        timeout = provider.positive(options.timeout, field="remotecfg.timeout", **rules)
+        ttl = provider.positive(options.ttl, field="remotecfg.ttl", **rules)
         provider.warn_relaxed(ctx.logger, endpoint)
         return cls(
             account=account,

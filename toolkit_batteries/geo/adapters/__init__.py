@@ -9,13 +9,10 @@ names (``google``; ``nominatim``, ``osm``) come from the battery's catalog row.
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "static": "toolkit_batteries.geo.adapters.static.StaticGeo",
     "geo_a": "toolkit_batteries.geo.adapters.google.GoogleGeo",
     "geo_b": "toolkit_batteries.geo.adapters.nominatim.NominatimGeo",
 }
-
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {}

@@ -30,10 +30,8 @@ from toolkit_batteries.core.outbound import provider
 from ..base import GeoProviderError
 from ..options import GeoOptions
 
-try:
+with MissingExtraError.guard("geo", "geo_a", "geo", "httpx"):
     import httpx
-except ImportError:  # pragma: no cover - the geo extra is part of dev installs
-    raise MissingExtraError("geo", "geo_a", "geo", "httpx") from None
 
 __all__ = ["BLOCKED", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "HttpTarget", "coordinate"]
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
 from types import MappingProxyType
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -117,41 +118,33 @@ def budget_limiter(ctx: OpenContext, *, clock: Callable[[], float] | None = None
         return limiter
 
 
+@dataclass(frozen=True, slots=True)
 class RequestBudget:
     """Wait for a token of ``key`` on ``limiter``, up to ``max_wait`` seconds."""
 
-    def __init__(
-        self,
-        limiter: RateLimiter,
-        key: str,
-        *,
-        max_wait: float,
-        clock: Callable[[], float],
-        sleep: Callable[[float], None],
-        instance: str = "default",
-    ) -> None:
-        self.limiter = limiter
-        self.key = key
-        self.max_wait = max_wait
-        self._clock = clock
-        self._sleep = sleep
-        self.instance = instance
+    limiter: RateLimiter
+    key: str
+    _: KW_ONLY
+    max_wait: float
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+    instance: str = "default"
 
     def take(self) -> None:
         """Return once a request may go; raise :class:`GeoRateLimitedError` after ``max_wait``."""
-        deadline = self._clock() + self.max_wait
+        deadline = self.clock() + self.max_wait
         while True:
             decision = self.limiter.allow(self.key)
             if decision.allowed:
                 return
             delay = max(decision.retry_after, 0.001)
-            if self._clock() + delay > deadline:
+            if self.clock() + delay > deadline:
                 raise GeoRateLimitedError(
                     f"the geocoder's budget ({RATE:g} request/s) did not free up within "
                     f"{self.max_wait:g} s (option timeout)",
                     instance=self.instance,
                 )
-            self._sleep(delay)
+            self.sleep(delay)
 
 
 @traced("_geocode", "_reverse")

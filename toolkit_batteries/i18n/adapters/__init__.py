@@ -7,12 +7,9 @@ project on the ``embed`` adapter. ``remote`` speaks the toolkit's own catalog fo
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "embed": "toolkit_batteries.i18n.adapters.embed.EmbedI18n",
     "remote": "toolkit_batteries.i18n.adapters.remote.RemoteI18n",
 }
-
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {}

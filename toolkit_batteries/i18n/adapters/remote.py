@@ -51,10 +51,8 @@ from toolkit_batteries.core.tracing import traced
 
 from ..base import Catalog, I18n, plural_rule
 
-try:
+with MissingExtraError.guard("i18n", "remote", "i18n", "httpx"):
     import httpx
-except ImportError:  # pragma: no cover - the i18n extra is part of dev installs
-    raise MissingExtraError("i18n", "remote", "i18n", "httpx") from None
 
 __all__ = ["MAX_CATALOG_BYTES", "RemoteI18n", "endpoint_of"]
 
@@ -129,15 +127,9 @@ class RemoteI18n(I18n):
     def open(cls, ctx: OpenContext) -> RemoteI18n:
         options = ctx.options.remote
         endpoint = endpoint_of(options, ctx.instance)
-        timeout = options.timeout.total_seconds()
-        if timeout <= 0:
-            raise InvalidOptionsError(
-                "i18n", "remote.timeout", "must be positive", instance=ctx.instance
-            )
-        if int(options.max_in_flight) <= 0:
-            raise InvalidOptionsError(
-                "i18n", "remote.max_in_flight", "must be positive", instance=ctx.instance
-            )
+        rules = {"service": "i18n", "instance": ctx.instance}
+        timeout = provider.positive(options.timeout, field="remote.timeout", **rules)
+        provider.positive(int(options.max_in_flight), field="remote.max_in_flight", **rules)
         provider.warn_relaxed(ctx.logger, endpoint)
         return cls(
             endpoint=endpoint,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import ConfigurationError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.db.base import InstanceRows
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
@@ -64,7 +65,7 @@ def _model() -> Any:
 
 
 @traced("_reserve", "_commit", "_release", "_get", "_delete")
-class DBIdempotency(Idempotency):
+class DBIdempotency(InstanceRows, Idempotency):
     """Idempotency records as rows of the ``IdempotencyRecord`` model."""
 
     adapter_name = "db"
@@ -100,16 +101,6 @@ class DBIdempotency(Idempotency):
         store = cls(database, ttl=ctx.options.ttl.total_seconds(), instance=ctx.instance)
         store.purge()
         return store
-
-    @property
-    def _rows(self) -> Any:
-        """Return this instance's rows, on this store's database alias."""
-        return self._model.objects.using(self.database.alias).filter(instance=self.instance)
-
-    def _guarded(self, action: Callable[[], Any]) -> Any:
-        """Run ``action``; "cannot use the database now" raises ServiceUnavailableError."""
-        with self.database.unavailable(self.service_name, self.instance):
-            return action()
 
     # ------------------------------------------------------------------ primitives
 

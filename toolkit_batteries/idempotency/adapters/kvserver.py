@@ -24,10 +24,8 @@ from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
-try:
+with MissingExtraError.guard("idempotency", "kvserver", "kvserver", "redis"):
     import redis  # noqa: F401  (the extra's absence is reported at import)
-except ImportError:  # pragma: no cover - exercised only without the extra
-    raise MissingExtraError("idempotency", "kvserver", "kvserver", "redis") from None
 
 __all__ = ["DEFAULT_PREFIX", "KVServerIdempotency"]
 

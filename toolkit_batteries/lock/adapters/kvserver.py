@@ -25,10 +25,8 @@ from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import Lock, seconds
 
-try:
+with MissingExtraError.guard("lock", "kvserver", "kvserver", "redis"):
     import redis  # noqa: F401  (the extra's absence is reported at import)
-except ImportError:  # pragma: no cover - exercised only without the extra
-    raise MissingExtraError("lock", "kvserver", "kvserver", "redis") from None
 
 __all__ = ["DEFAULT_PREFIX", "KVServerLock"]
 

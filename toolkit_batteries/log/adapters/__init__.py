@@ -8,7 +8,7 @@ adapters cost nothing to a project that logs through ``slog``. The vendor alias
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "slog": "toolkit_batteries.log.adapters.slog.SlogLogger",
@@ -16,6 +16,3 @@ ADAPTERS: dict[str, str] = {
     "log_b": "toolkit_batteries.log.adapters.log_b.JSONLogger",
     "pretty": "toolkit_batteries.log.adapters.pretty.PrettyLogger",
 }
-
-#: Battery-specific aliases (alias -> canonical); the log battery needs none.
-ALIASES: dict[str, str] = {}

@@ -10,13 +10,10 @@ the ``log`` adapter.
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "log": "toolkit_batteries.notification.adapters.log.LogNotification",
     "sms": "toolkit_batteries.notification.adapters.twilio.TwilioSMS",
     "push": "toolkit_batteries.notification.adapters.fcm.FCMPush",
 }
-
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {}

@@ -59,11 +59,9 @@ from ..options import DEFAULT_PUSH_ENDPOINT
 from ..outbound import check_url, warn_relaxed
 from ._common import failure, refusal
 
-try:
+with MissingExtraError.guard("notification", "push", "push", "httpx, pyjwt"):
     import httpx
     import jwt as pyjwt
-except ImportError:  # pragma: no cover - the push extra is part of dev installs
-    raise MissingExtraError("notification", "push", "push", "httpx, pyjwt") from None
 
 __all__ = ["DEFAULT_TOKEN_URI", "SCOPE", "SEND_PATH", "FCMPush"]
 
@@ -123,24 +121,15 @@ class FCMPush(Notification):
         account = ServiceAccount(
             push.service_account, service="notification", field=_FIELD, instance=instance
         )
-        project_id = (push.project_id or account.project_id).strip()
-        if not project_id:
-            raise InvalidOptionsError(
-                "notification",
-                "push.project_id",
-                "is required (or a project_id in the service-account file)",
-                instance=instance,
-            )
+        project_id = account.project(push.project_id, field="push.project_id")
         rules = {"allow_insecure": allow_insecure, "allow_private": allow_private}
         endpoint = check_url(
             push.endpoint or DEFAULT_PUSH_ENDPOINT, "push.endpoint", instance=instance, **rules
         )
         account.token_uri = check_url(account.token_uri, _FIELD, instance=instance, **rules)
-        timeout = options.timeout.total_seconds()
-        if timeout <= 0:
-            raise InvalidOptionsError(
-                "notification", "timeout", "must be positive", instance=instance
-            )
+        timeout = provider.positive(
+            options.timeout, service="notification", field="timeout", instance=instance
+        )
         warn_relaxed(ctx, **rules)
         return cls(
             account=account,

@@ -35,13 +35,11 @@ from toolkit_batteries.core.outbound import OutboundBlockedError, provider
 from toolkit_batteries.core.tracing import traced
 
 # The SDK first: a missing sms extra is reported before the battery modules load.
-try:
+with MissingExtraError.guard("notification", "sms", "sms", "twilio"):
     import requests
     from twilio.base.exceptions import TwilioException
     from twilio.http.http_client import TwilioHttpClient
     from twilio.rest import Client
-except ImportError:  # pragma: no cover - the sms extra is part of dev installs
-    raise MissingExtraError("notification", "sms", "sms", "twilio") from None
 
 from ..base import (
     MAX_BODY_CHARS,
@@ -129,11 +127,9 @@ class TwilioSMS(Notification):
             allow_private=allow_private,
             instance=instance,
         )
-        timeout = options.timeout.total_seconds()
-        if timeout <= 0:
-            raise InvalidOptionsError(
-                "notification", "timeout", "must be positive", instance=instance
-            )
+        timeout = provider.positive(
+            options.timeout, service="notification", field="timeout", instance=instance
+        )
         warn_relaxed(ctx, allow_insecure=allow_insecure, allow_private=allow_private)
         return cls(
             account_sid=sms.account_sid,

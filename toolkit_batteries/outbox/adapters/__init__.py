@@ -5,6 +5,8 @@ Values are dotted paths imported only when an adapter opens.
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import SQL_ALIASES
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
@@ -13,15 +15,5 @@ ADAPTERS: dict[str, str] = {
     "cdc": "toolkit_batteries.outbox.adapters.cdc.CDCOutbox",
 }
 
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {
-    "sql": "db",
-    "sqlserver": "db",
-    "sqlfile": "db",
-    "postgres": "db",
-    "postgresql": "db",
-    "sqlite": "db",
-    "sqlite3": "db",
-    "inmemory": "memory",
-    "logical": "cdc",
-}
+#: Battery-specific aliases (alias -> canonical): the shared SQL names, and its own.
+ALIASES: dict[str, str] = {**SQL_ALIASES, "inmemory": "memory", "logical": "cdc"}

@@ -16,6 +16,11 @@ The claim is one statement that takes a batch and leases it to one relay:
   RETURNING`` takes SQLite's single write lock before it reads, so claims serialise and
   are atomic as they stand; several relays are safe but take turns (run one).
 
+Both read the partial index ``toolkit_outbox_pending`` (``id WHERE status = 'pending'``):
+sent rows stay for ``retention``, and a claim walking the primary key stepped over every
+one of them; through the index a claim reads O(batch) entries (``tests/batteries/outbox/
+test_claim_plan.py`` reads the plans).
+
 Each claimed record says whether it was *abandoned* (``locked_until`` was set: a relay
 held it and never settled it). PostgreSQL returns the old value from the claim's own
 subquery; SQLite, whose ``RETURNING`` shows new values only, reads the abandoned ids of

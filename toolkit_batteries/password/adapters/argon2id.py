@@ -14,11 +14,9 @@ from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.password.base import PARAMETER_RANGES, Argon2Parameters, PasswordHasher
 
-try:
+with MissingExtraError.guard("password", "argon2id", "auth", "argon2-cffi"):
     import argon2
     from argon2.exceptions import InvalidHashError, VerificationError
-except ImportError:  # pragma: no cover - argon2-cffi is a core dependency
-    raise MissingExtraError("password", "argon2id", "auth", "argon2-cffi") from None
 
 __all__ = ["Argon2idHasher"]
 

@@ -10,13 +10,10 @@ aliases ``stripe`` -> ``payment_a`` and ``paddle`` -> ``payment_b`` live in the 
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "stub": "toolkit_batteries.payment.adapters.stub.StubPayment",
     "payment_a": "toolkit_batteries.payment.adapters.stripe.StripePayment",
     "payment_b": "toolkit_batteries.payment.adapters.paddle.PaddlePayment",
 }
-
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers both.
-ALIASES: dict[str, str] = {}

@@ -37,6 +37,7 @@ from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.core.webhook_signatures import PADDLE
 
 from ..base import (
+    NewPayment,
     PaymentProviderError,
     ProviderPayment,
     ProviderRefund,
@@ -45,13 +46,11 @@ from ..base import (
 from ..states import PaymentState
 from ._common import SDKPayment, endpoint_of
 
-try:
+with MissingExtraError.guard("payment", "payment_b", "payment", "paddle-python-sdk"):
     import requests
     from paddle_billing import Client, Options
     from paddle_billing.Exceptions.ApiError import ApiError
     from paddle_billing.ResponseParser import ResponseParser
-except ImportError:  # pragma: no cover - the payment extra is part of dev installs
-    raise MissingExtraError("payment", "payment_b", "payment", "paddle-python-sdk") from None
 
 __all__ = ["PRODUCTION_ENDPOINT", "SANDBOX_ENDPOINT", "SCHEME", "PaddlePayment"]
 
@@ -141,18 +140,9 @@ class PaddlePayment(SDKPayment):
             )
         return data
 
-    def _create(
-        self,
-        amount: int,
-        currency: str,
-        *,
-        capture: bool,
-        description: str,
-        idempotency_key: str,
-        metadata: dict[str, str],
-        payment_id: str,
-    ) -> ProviderPayment:
-        name = description or "Payment"
+    def _create(self, new: NewPayment) -> ProviderPayment:
+        name = new.description or "Payment"
+        amount, currency = new.amount, new.currency
         payload = {
             "items": [
                 {
@@ -167,7 +157,7 @@ class PaddlePayment(SDKPayment):
             ],
             "currency_code": currency,
             "collection_mode": "automatic",
-            "custom_data": {**metadata, "toolkit_payment_id": payment_id},
+            "custom_data": {**new.metadata, "toolkit_payment_id": new.payment_id},
         }
         data = self._call("create", "POST", "/transactions", payload)
         items = (data.get("details") or {}).get("line_items") or []

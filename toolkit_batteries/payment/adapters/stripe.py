@@ -27,14 +27,12 @@ from toolkit_batteries.core.outbound import provider
 from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.core.webhook_signatures import STRIPE
 
-from ..base import ProviderPayment, ProviderRefund, WebhookEvent
+from ..base import NewPayment, ProviderPayment, ProviderRefund, WebhookEvent
 from ..states import PaymentState
 from ._common import SDKPayment, endpoint_of
 
-try:
+with MissingExtraError.guard("payment", "payment_a", "payment", "stripe"):
     import stripe
-except ImportError:  # pragma: no cover - the payment extra is part of dev installs
-    raise MissingExtraError("payment", "payment_a", "payment", "stripe") from None
 
 __all__ = ["DEFAULT_ENDPOINT", "SCHEME", "StripePayment"]
 
@@ -116,30 +114,20 @@ class StripePayment(SDKPayment):
     def _options(idempotency_key: str) -> dict[str, Any]:
         return {"idempotency_key": idempotency_key} if idempotency_key else {}
 
-    def _create(
-        self,
-        amount: int,
-        currency: str,
-        *,
-        payment_id: str,
-        description: str,
-        metadata: dict[str, str],
-        capture: bool,
-        idempotency_key: str,
-    ) -> ProviderPayment:
+    def _create(self, new: NewPayment) -> ProviderPayment:
         params: dict[str, Any] = {
-            "amount": amount,
-            "currency": currency.lower(),
-            "capture_method": "automatic" if capture else "manual",
-            "metadata": {**metadata, "toolkit_payment_id": payment_id},
+            "amount": new.amount,
+            "currency": new.currency.lower(),
+            "capture_method": "automatic" if new.capture else "manual",
+            "metadata": {**new.metadata, "toolkit_payment_id": new.payment_id},
         }
-        if description:
-            params["description"] = description
+        if new.description:
+            params["description"] = new.description
         intent = self._call(
             "create",
             self._client.v1.payment_intents.create,
             params=params,
-            options=self._options(idempotency_key),
+            options=self._options(new.idempotency_key),
         )
         return self._found(intent)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolkit_batteries.core.adapter import OpenContext
 
-from ..base import Payment, ProviderPayment, ProviderRefund, WebhookEvent
+from ..base import NewPayment, Payment, ProviderPayment, ProviderRefund, WebhookEvent
 from ..states import PaymentState
 
 __all__ = ["StubPayment"]
@@ -36,21 +36,11 @@ class StubPayment(Payment):
         )
         return cls(**cls.common_kwargs(ctx))
 
-    def _create(
-        self,
-        amount: int,
-        currency: str,
-        *,
-        payment_id: str,
-        description: str,
-        metadata: dict[str, str],
-        capture: bool,
-        idempotency_key: str,
-    ) -> ProviderPayment:
+    def _create(self, new: NewPayment) -> ProviderPayment:
         if not self.auto_approve:
             state = PaymentState.PENDING
         else:
-            state = PaymentState.SUCCEEDED if capture else PaymentState.AUTHORIZED
+            state = PaymentState.SUCCEEDED if new.capture else PaymentState.AUTHORIZED
         return ProviderPayment(f"stub_{uuid.uuid4().hex}", state, state.value)
 
     def _retrieve(self, record: Any) -> ProviderPayment:

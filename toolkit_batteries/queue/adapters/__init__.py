@@ -9,6 +9,8 @@ on either database.
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import SQL_ALIASES
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
@@ -18,13 +20,5 @@ ADAPTERS: dict[str, str] = {
     "sqs": "toolkit_batteries.queue.adapters.sqs.SQSQueue",
 }
 
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {
-    "sql": "db",
-    "sqlserver": "db",
-    "sqlfile": "db",
-    "postgres": "db",
-    "postgresql": "db",
-    "sqlite": "db",
-    "sqlite3": "db",
-}
+#: Battery-specific aliases (alias -> canonical): the shared SQL names.
+ALIASES: dict[str, str] = dict(SQL_ALIASES)

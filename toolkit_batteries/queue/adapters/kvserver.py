@@ -57,10 +57,8 @@ from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import REMOTE_OPERATIONS, DeadMessage, Message, Queue, QueueError, to_datetime
 
-try:
+with MissingExtraError.guard("queue", "kvserver", "kvserver", "redis"):
     from redis import exceptions as redis_errors
-except ImportError:  # pragma: no cover - the kvserver extra is installed in development
-    raise MissingExtraError("queue", "kvserver", "kvserver", "redis") from None
 
 __all__ = ["KVServerQueue"]
 

@@ -45,12 +45,10 @@ from toolkit_batteries.core.transport import aws_unreachable
 
 from ..base import DeadMessage, Message, Queue, QueueClosedError, QueueError, to_datetime
 
-try:
+with MissingExtraError.guard("queue", "sqs", "sqs", "boto3"):
     import boto3
     from botocore.config import Config as BotoConfig
     from botocore.exceptions import ClientError
-except ImportError:  # pragma: no cover - the objstore extra is installed in development
-    raise MissingExtraError("queue", "sqs", "sqs", "boto3") from None
 
 __all__ = ["MAX_BODY", "MAX_DELAY", "SQSQueue", "queue_name"]
 

@@ -31,10 +31,8 @@ __all__ = ["CeleryDispatcher", "build_app", "register_task"]
 
 
 def _celery() -> Any:
-    try:
+    with MissingExtraError.guard("queue", "celery", "celery", "celery"):
         import celery
-    except ImportError:
-        raise MissingExtraError("queue", "celery", "celery", "celery") from None
     return celery
 
 

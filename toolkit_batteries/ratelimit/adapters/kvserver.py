@@ -45,10 +45,8 @@ from toolkit_batteries.ratelimit.base import (
     limits_from_options,
 )
 
-try:
+with MissingExtraError.guard("ratelimit", "kvserver", "kvserver", "redis"):
     from redis import exceptions as redis_errors
-except ImportError:  # pragma: no cover - the extra is installed in the test environment
-    raise MissingExtraError("ratelimit", "kvserver", "kvserver", "redis") from None
 
 __all__ = ["SCRIPT", "SCRIPT_SHA", "KVServerRateLimiter", "bucket_key"]
 
@@ -126,9 +124,8 @@ class KVServerRateLimiter(RateLimiter):
     def open(cls, ctx: OpenContext) -> Self:
         """Borrow the container's client for ``kvserver.*`` and load the script."""
         limits = limits_from_options(ctx.options, instance=ctx.instance)
-        block = ctx.options.kvserver
-        client = ctx.pools.kvserver(ctx.service, block, instance=ctx.instance)
-        return cls(client, limits, prefix=block.prefix, instance=ctx.instance)
+        prefix = ctx.options.kvserver.prefix
+        return cls(ctx.kvserver_client(), limits, prefix=prefix, instance=ctx.instance)
 
     @property
     def prefix(self) -> str:

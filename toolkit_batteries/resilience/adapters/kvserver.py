@@ -37,10 +37,8 @@ from toolkit_batteries.resilience.backoff import Random
 from toolkit_batteries.resilience.base import Policy, PolicySettings, settings_from_options
 from toolkit_batteries.resilience.breaker import BreakerConfig, Permit, Refused
 
-try:
+with MissingExtraError.guard("resilience", "kvserver", "kvserver", "redis"):
     from redis import exceptions as redis_errors
-except ImportError:  # pragma: no cover - the extra is installed in the test environment
-    raise MissingExtraError("resilience", "kvserver", "kvserver", "redis") from None
 
 __all__ = ["SCRIPT", "SCRIPT_SHA", "KVServerBreakerStore", "KVServerPolicy", "breaker_key"]
 
@@ -340,9 +338,8 @@ class KVServerPolicy(Policy):
     def open(cls, ctx: OpenContext) -> Self:
         """Borrow the container's client for ``kvserver.*``; load the script if a breaker."""
         settings = settings_from_options(ctx.options, instance=ctx.instance)
-        block = ctx.options.kvserver
-        client = ctx.pools.kvserver(ctx.service, block, instance=ctx.instance)
-        policy = cls(settings, client, prefix=block.prefix, instance=ctx.instance)
+        prefix = ctx.options.kvserver.prefix
+        policy = cls(settings, ctx.kvserver_client(), prefix=prefix, instance=ctx.instance)
         if policy.store is not None:
             policy.store.load()
         return policy

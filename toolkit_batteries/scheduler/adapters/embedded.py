@@ -52,7 +52,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Literal
@@ -68,14 +68,13 @@ from toolkit_batteries.core.redaction import redact_string
 
 from ..base import Fired, InvalidScheduleError, Schedule, Scheduler, job_name
 
-try:
+with MissingExtraError.guard("scheduler", "embedded", "scheduler", "croniter"):
     from croniter import CroniterBadDateError, croniter
-except ImportError:  # pragma: no cover - exercised only without the extra
-    raise MissingExtraError("scheduler", "embedded", "scheduler", "croniter") from None
 
 __all__ = [
     "DEFAULT_CLAIM_TTL",
     "DEFAULT_TICK",
+    "LAST_FIRE_PROBES",
     "LOCAL_CLAIM_TTL",
     "ContainerDispatcher",
     "EmbeddedScheduler",
@@ -96,6 +95,9 @@ DEFAULT_CLAIM_TTL = 86_400.0
 LOCAL_CLAIM_TTL = 120.0
 #: Most clock skew between hosts a catch-up leaves to spare, in seconds.
 MAX_CLOCK_SKEW = 60.0
+#: Most slots :meth:`EmbeddedScheduler.last_fires` probes per schedule (four hours of a
+#: per-minute cron): a scrape stays a few hundred lock reads at worst.
+LAST_FIRE_PROBES = 240
 _ONE_SECOND = timedelta(seconds=1)
 
 Missed = Literal["latest", "skip"]
@@ -210,6 +212,8 @@ class EmbeddedScheduler(Scheduler):
         self._counter = threading.Lock()
         self._resolving = threading.Lock()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        #: Schedule name -> the slot (UTC) this object last dispatched it for.
+        self._fired: dict[str, datetime] = {}
         self._lock: Any = threading.RLock()
         self._stopping = threading.Event()
         self._running = False
@@ -411,6 +415,9 @@ class EmbeddedScheduler(Scheduler):
                 schedule.name, schedule.job_name, when, error=reason, unreachable=unreachable
             )
         logger.info("scheduler: %s: dispatched %s (id %s)", schedule.name, job_name(job), ident)
+        with self._counter:
+            if slot > self._fired.get(schedule.name, slot - _ONE_SECOND):
+                self._fired[schedule.name] = slot
         return Fired(schedule.name, job_name(job), when, id=str(ident))
 
     def _dispatcher(self) -> Any:
@@ -430,6 +437,61 @@ class EmbeddedScheduler(Scheduler):
         from toolkit_batteries.queue.jobs import dispatcher
 
         return dispatcher()
+
+    # ------------------------------------------------------------------ metrics
+
+    def last_fires(
+        self, schedules: Iterable[Schedule] | None = None, now: datetime | None = None
+    ) -> dict[str, datetime]:
+        """Return schedule name -> the newest slot (UTC) it fired for; unknown ones left out.
+
+        Why: ``/metrics`` runs in a web process while ``schedule:run`` fires in another,
+        and what they share is the lock the slots are claimed on, whose claims keep no
+        time but name their slot. So a slot counts as fired when its claim is held: the
+        walk goes back from the slot of ``now`` through each schedule's cron, at most
+        :data:`LAST_FIRE_PROBES` slots and never further than a claim lives. The slots
+        this object dispatched itself count too (the only source without a lock).
+        ``schedules`` defaults to the registered entries (a web process has none: pass
+        the discovered ones).
+        """
+        moment = now if now is not None else self.clock()
+        with self._lock:
+            if schedules is None:
+                entries = list(self._entries.values())
+            else:
+                entries = [
+                    _Entry(item, _zone(item.tz, where=item.name) if item.tz else self.timezone)
+                    for item in schedules
+                ]
+        with self._counter:
+            found = {
+                e.schedule.name: self._fired[e.schedule.name]
+                for e in entries
+                if e.schedule.name in self._fired
+            }
+        if self.lock is None:
+            return found
+        oldest = moment - timedelta(seconds=self.claim_ttl)
+        for entry in entries:
+            name = entry.schedule.name
+            claimed = self._newest_claim(entry, floor_minute(moment), oldest)
+            if claimed is not None and claimed > found.get(name, claimed - _ONE_SECOND):
+                found[name] = claimed
+        return found
+
+    def _newest_claim(self, entry: _Entry, slot: datetime, oldest: datetime) -> datetime | None:
+        """Return the newest slot of ``entry`` at or before ``slot`` whose claim is held."""
+        try:
+            walk = croniter(entry.schedule.cron, entry.local(slot) + _ONE_SECOND)
+            for _ in range(LAST_FIRE_PROBES):
+                candidate = walk.get_prev(datetime).astimezone(UTC)
+                if candidate < oldest:
+                    return None
+                if self.lock.locked(claim_key(self.instance, entry.schedule.name, candidate)):
+                    return candidate
+        except CroniterBadDateError:
+            return None
+        return None
 
     # ------------------------------------------------------------------ the loop
 

@@ -10,6 +10,8 @@ DSN picks the database either way); ``meilisearch`` comes from the shared table 
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import SQL_ALIASES
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
 ADAPTERS: dict[str, str] = {
@@ -17,13 +19,5 @@ ADAPTERS: dict[str, str] = {
     "searchengine": "toolkit_batteries.search.adapters.meilisearch.MeilisearchSearch",
 }
 
-#: Battery-specific aliases (alias -> canonical).
-ALIASES: dict[str, str] = {
-    "postgres": "db",
-    "postgresql": "db",
-    "sqlite": "db",
-    "sqlite3": "db",
-    "sqlserver": "db",
-    "sqlfile": "db",
-    "sql": "db",
-}
+#: Battery-specific aliases (alias -> canonical): the shared SQL names of the ``db`` adapter.
+ALIASES: dict[str, str] = dict(SQL_ALIASES)

@@ -23,12 +23,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
+from toolkit_batteries.db.base import InstanceRows
 
 from ..base import (
     HIGHLIGHT_END,
@@ -38,6 +39,7 @@ from ..base import (
     FilterValue,
     Hit,
     Search,
+    SearchRequest,
     cut_snippet,
 )
 from ..base import render_snippet as _render
@@ -240,7 +242,7 @@ def search_sql(
 
 
 @traced("_write", "_get", "_delete", "_clear", "_count", "_search")
-class DBSearch(Search):
+class DBSearch(InstanceRows, Search):
     """Full-text search over the ``SearchDocument`` table (FTS5 or tsvector + GIN)."""
 
     adapter_name = "db"
@@ -313,15 +315,6 @@ class DBSearch(Search):
                 instance=self.instance,
             ) from None
 
-    @property
-    def _rows(self) -> Any:
-        return self._model.objects.using(self.database.alias).filter(instance=self.instance)
-
-    def _guarded(self, action: Callable[[], Any]) -> Any:
-        """Run ``action``; "cannot use the database now" raises ServiceUnavailableError."""
-        with self.database.unavailable(self.service_name, self.instance):
-            return action()
-
     # ------------------------------------------------------------------ primitives
 
     def _read_modify_write(self) -> Any:
@@ -380,24 +373,18 @@ class DBSearch(Search):
         return self._guarded(lambda: self._rows.filter(index_name=index).count())
 
     def _search_after(
-        self,
-        index: str,
-        query: ParsedQuery,
-        filters: Mapping[str, tuple[FilterValue, ...]],
-        limit: int,
-        after: tuple[float, int] | None,
-        highlight: bool,
+        self, request: SearchRequest, after: tuple[float, int] | None
     ) -> list[tuple[Hit, Any]]:
         """Return a page by keyset: hits after ``(rank, row id)``, each with its own."""
         sql, params = search_sql(
             self.dialect,
             self.instance,
-            index,
-            query,
-            filters,
-            limit,
+            request.index,
+            request.query,
+            request.filters,
+            request.limit,
             after,
-            highlight,
+            request.highlight,
             self.language,
         )
         rows = self._guarded(lambda: self.database.fetch_all(sql, params))

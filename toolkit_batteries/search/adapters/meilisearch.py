@@ -47,18 +47,16 @@ from ..base import (
     Hit,
     Search,
     SearchError,
+    SearchRequest,
     render_snippet,
 )
-from ..query import ParsedQuery
 
-try:
+with MissingExtraError.guard("search", "searchengine", "searchengine", "meilisearch"):
     import meilisearch
     import meilisearch.errors
     from meilisearch._httprequests import HttpRequests
 
     from toolkit_batteries.core.outbound.requests_adapter import guarded_session
-except ImportError:  # pragma: no cover - exercised by the missing-extra test
-    raise MissingExtraError("search", "searchengine", "searchengine", "meilisearch") from None
 
 __all__ = ["MeilisearchSearch", "document_key"]
 
@@ -280,23 +278,16 @@ class MeilisearchSearch(Search):
         stats = self._call(self._index(index).get_stats, "count", None)
         return 0 if stats is None else int(stats.number_of_documents)
 
-    def _search(
-        self,
-        index: str,
-        query: ParsedQuery,
-        filters: Mapping[str, tuple[FilterValue, ...]],
-        limit: int,
-        offset: int,
-        highlight: bool,
-    ) -> list[Hit]:
-        handle = self._index(index)
+    def _search(self, request: SearchRequest, offset: int) -> list[Hit]:
+        handle = self._index(request.index)
+        highlight = request.highlight
         params: dict[str, Any] = {
-            "limit": limit,
+            "limit": request.limit,
             "offset": offset,
             "matchingStrategy": "all",
             "showRankingScore": True,
         }
-        expression = filter_expression(filters)
+        expression = filter_expression(request.filters)
         if expression:
             params["filter"] = expression
         if highlight:
@@ -308,7 +299,9 @@ class MeilisearchSearch(Search):
                 highlightPostTag=HIGHLIGHT_END,
                 cropMarker="…",
             )
-        answer = self._call(lambda: handle.search(query.engine_text(), params), "search", {})
+        answer = self._call(
+            lambda: handle.search(request.query.engine_text(), params), "search", {}
+        )
         hits = []
         for hit in answer.get("hits", []):
             snippet = ""

@@ -54,18 +54,17 @@ from toolkit_batteries.core.tracing import traced
 from ..base import SecretAccessDeniedError, Secrets, SecretsError
 from ..options import SecretsOptions
 
-try:
+with MissingExtraError.guard("secrets", "secretstore", "secretstore", "hvac"):
     import hvac
     import hvac.exceptions
     import requests
-except ImportError:  # pragma: no cover - the secretstore extra is part of dev installs
-    raise MissingExtraError("secrets", "secretstore", "secretstore", "hvac") from None
 
 __all__ = [
     "DEFAULT_MOUNT",
     "TIMEOUT",
     "VaultSecrets",
     "check_addr",
+    "check_location",
     "check_store_prefix",
     "read_token_file",
 ]
@@ -133,6 +132,20 @@ def check_mount(mount: str, instance: str = "default") -> str:
     if not _PATH.fullmatch(text):
         raise _invalid("mount", "must be /-separated segments of letters, digits, _ . -", instance)
     return text
+
+
+def check_location(options: Any, instance: str = "default") -> None:
+    """Check ``addr`` and ``mount`` as opening does; the options' ``E003`` rule runs it.
+
+    One function for both places, so ``manage.py check`` fails exactly where opening would.
+    """
+    check_addr(
+        options.addr,
+        allow_insecure=bool(options.allow_insecure),
+        allow_private=bool(options.allow_private),
+        instance=instance,
+    )
+    check_mount(options.mount, instance)
 
 
 def _file_identity(info: os.stat_result) -> tuple[int, int, int, int]:

@@ -11,13 +11,10 @@ of :mod:`toolkit_batteries.core.loading`.
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+__all__ = ["ADAPTERS"]
 
 ADAPTERS: dict[str, str] = {
     "local": "toolkit_batteries.storage.adapters.local.LocalStorage",
     "objstore": "toolkit_batteries.storage.adapters.s3.S3Storage",
     "objstore_b": "toolkit_batteries.storage.adapters.r2.R2Storage",
 }
-
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers storage.
-ALIASES: dict[str, str] = {}

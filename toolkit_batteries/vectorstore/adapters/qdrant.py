@@ -115,14 +115,26 @@ class QdrantVectorStore(VectorStore):
         return self._prefix + namespace
 
     def _call(self, doing: str, action: Any) -> Any:
-        """Run ``action``; transport failures become ServiceUnavailableError (no URL)."""
+        """Run ``action``; engine failures become ServiceUnavailableError (no URL, no key).
+
+        A server's refusal names its HTTP status and what it means (``HTTP 401: auth``),
+        so an operator tells a rejected ``api_key`` from a server that is down; the
+        server's error text stays out (it may echo ids or payload values).
+        """
         try:
             return action()
         except (ValueError, TypeError, KeyError, ToolkitError):
             raise
         except Exception as exc:
+            from toolkit_batteries.core.outbound.provider import failure_of
+
+            failure = failure_of(exc)
+            if failure is not None and failure.status is not None:
+                reason = f"HTTP {failure.status}: {failure.kind}"
+            else:
+                reason = type(exc).__name__
             raise ServiceUnavailableError(
-                self.service_name, f"cannot {doing} ({type(exc).__name__})", instance=self.instance
+                self.service_name, f"cannot {doing} ({reason})", instance=self.instance
             ) from None
 
     def _exists(self, namespace: str) -> bool:
