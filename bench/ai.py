@@ -2,8 +2,8 @@
 
 For every adapter, ``ai.complete("Say hello")`` (argument checks, message translation,
 the resilience retry layer, the span hook, the guarded transport that checks every
-resolved address, and for ``llm_a``/``llm_b``/``llm_d`` the bridge from the SDK's
-``httpx2`` client to it, the result mapping) is timed against the provider's official
+resolved address when a connection opens, the bridge from the SDK's ``httpx2`` client
+to it (all four adapters), the result mapping) is timed against the provider's official
 SDK making the same request on its own default client (``max_retries=0``), both on the
 test suite's wire-format server for that provider (``tests.batteries.ai.server``) on
 127.0.0.1. Target: at least 0.9x the raw rate.

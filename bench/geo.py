@@ -18,6 +18,7 @@ Runs of the two sides alternate and the best of several repeats is kept
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -63,7 +64,8 @@ def _http_pair(variant: str) -> Result:
             from toolkit_batteries.ratelimit.adapters.memory import MemoryRateLimiter
             from toolkit_batteries.ratelimit.base import Limits
 
-            geo.budget.limiter = MemoryRateLimiter(Limits(1e9, 1_000_000_000))
+            unbounded = MemoryRateLimiter(Limits(1e9, 1_000_000_000))
+            geo.budget = dataclasses.replace(geo.budget, limiter=unbounded)
         raw = httpx.Client(trust_env=False, follow_redirects=False, headers=headers)
         assert geo.geocode("Berlin")[0].country_code == "DE"
         assert raw.get(url, params=params).json()

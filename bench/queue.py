@@ -1,9 +1,17 @@
 """Queue benchmarks: the kvserver adapter against raw redis-py, the db adapter on PostgreSQL.
 
-* kvserver: push + pop + ack of N messages through the adapter (one Lua script each)
-  against raw redis-py doing the equivalent reliable-queue pattern on lists
-  (``LPUSH``, ``BRPOPLPUSH`` into a processing list, ``LREM`` to acknowledge), both on
-  the same Redis, interleaved. Target: at least 0.7x the raw throughput.
+* kvserver: push + pop + ack of N messages through the adapter against raw redis-py
+  sending the same server work, both on the same Redis, interleaved. What each side
+  sends per message: three ``EVALSHA`` of the adapter's own Lua scripts (push, pop,
+  ack), which run 15 commands inside them on the server (``INCR``, ``HSET``, ``ZADD``,
+  ``ZCARD``; ``ZRANGEBYSCORE``, ``ZPOPMIN``, ``HGET``, ``ZADD``, ``HINCRBY``, ``LPOP``;
+  ``ZSCORE``, ``HGET``, ``ZREM``, ``HDEL`` x2). The raw side loads the scripts once and
+  calls ``Redis.evalsha`` with the arguments built inline (``time.time()``, the stamped
+  body) on a default ``redis.Redis.from_url`` client; the ratio is what the toolkit's
+  Python layer (argument checks, message parsing, error translation, its pooled client)
+  costs. Target: at least 0.8x. A list-based queue (``LPUSH``, ``BRPOPLPUSH``,
+  ``LREM``: three plain commands, no visibility timeout, delay or dead letters) is a
+  different amount of server work and is not a baseline here.
 * db on PostgreSQL: 4 threads push N messages one by one, then 4 worker threads pop +
   ack them all (the whole cycle, and the workers alone), then the same with producers
   using ``push_many`` (100 per call). Target: 2000 msg/s. The queue writes through
@@ -61,19 +69,45 @@ def _ours_kvserver(queue, n: int) -> float:
     return n / (time.perf_counter() - started)
 
 
-def _raw_redis(client, prefix: str, n: int) -> float:
-    ready, processing = f"{prefix}raw:ready", f"{prefix}raw:processing"
+class _RawScripts:
+    """Raw redis-py running the adapter's own scripts by ``EVALSHA``: the same server work.
+
+    No toolkit code on the path: the scripts are loaded once, each call is one
+    ``Redis.evalsha`` with its arguments built inline, as a hand-written client would.
+    """
+
+    def __init__(self, client, prefix: str, topic: str = "raw") -> None:
+        from toolkit_batteries.queue.adapters.kvserver import _ACK, _POP, _PUSH_ONE
+
+        self.push_sha, self.pop_sha, self.ack_sha = (
+            client.script_load(source) for source in (_PUSH_ONE, _POP, _ACK)
+        )
+        self.key = f"{prefix}queue:{{{topic}}}:"
+        self.evalsha = client.evalsha
+
+    def push(self) -> None:
+        now = time.time()
+        self.evalsha(self.push_sha, 1, self.key, repr(now), "1", b"%020.6f" % now + BODY)
+
+    def pop_ack(self) -> None:
+        now = time.time()
+        got = self.evalsha(self.pop_sha, 1, self.key, repr(now), repr(now + 30), "0")
+        # got: id (16 bytes), attempts (10 digits), stamped body; the ack names both.
+        attempts = str(int(got[16:26]))
+        self.evalsha(self.ack_sha, 1, self.key, got[:16], attempts, repr(time.time()))
+
+
+def _raw_redis(raw: _RawScripts, n: int) -> float:
     started = time.perf_counter()
     for _ in range(n):
-        client.lpush(ready, BODY)
+        raw.push()
     for _ in range(n):
-        body = client.brpoplpush(ready, processing, 1)
-        client.lrem(processing, 1, body)
+        raw.pop_ack()
     return n / (time.perf_counter() - started)
 
 
 def bench_kvserver(n: int = 1000, rounds: int = 9) -> Result:
-    """Push + pop + ack throughput of the kvserver adapter against raw redis-py lists.
+    """Push + pop + ack throughput of the kvserver adapter against raw redis-py scripts.
 
     Short interleaved rounds, median of each side: load that comes and goes during the
     run hits both alike.
@@ -88,24 +122,25 @@ def bench_kvserver(n: int = 1000, rounds: int = 9) -> Result:
     queue = container.queue()
     raw = redis.Redis.from_url(url)
     try:
+        scripts = _RawScripts(raw, prefix)
         _ours_kvserver(queue, 200)  # load the scripts, warm the connections
-        _raw_redis(raw, prefix, 200)
+        _raw_redis(scripts, 200)
         ours, base = [], []
         for _ in range(rounds):
             ours.append(_ours_kvserver(queue, n))
-            base.append(_raw_redis(raw, prefix, n))
+            base.append(_raw_redis(scripts, n))
     finally:
         container.close()
         _drop_prefix(raw, prefix)
         raw.close()
     value, baseline = statistics.median(ours), statistics.median(base)
     return Result(
-        "queue kvserver push+pop+ack vs raw redis-py",
+        "queue kvserver push+pop+ack vs raw EVALSHA",
         value,
         baseline,
         "msg/s",
-        ">= 0.7x raw",
-        value >= 0.7 * baseline,
+        ">= 0.8x raw",
+        value >= 0.8 * baseline,
     )
 
 

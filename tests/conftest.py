@@ -56,16 +56,40 @@ def _database_access(django_db_blocker):
         yield
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(
+    django_test_environment: None, django_db_blocker: Any, django_db_modify_db_settings: None
+) -> Iterator[None]:
+    """Set up Django's ``default`` test database for every session, whatever is collected.
+
+    pytest-django sets up only the databases the collected ``django_db`` tests name, so a
+    test that writes through the autouse unblock (a superuser for a real admin login, with
+    no ``django_db`` mark because that mark forbids the aliases batteries register at run
+    time) would find no tables when run alone. ``default`` is the one alias the settings
+    declare.
+    """
+    del django_test_environment, django_db_modify_db_settings
+    from django.test.utils import setup_databases, teardown_databases
+
+    with django_db_blocker.unblock():
+        config = setup_databases(
+            verbosity=0, interactive=False, aliases={"default"}, serialized_aliases=set()
+        )
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(config, verbosity=0)
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _test_databases_first(django_db_setup) -> None:
-    """Set up pytest-django's test databases before any test runs.
+def _test_databases_first(django_db_setup: None) -> None:
+    """Set up the test databases before any test runs.
 
     Batteries register a ``DATABASES`` alias for a ``dsn`` at run time, and a test of an
-    unreachable server (``127.0.0.1:1``) leaves one behind. pytest-django creates a test
-    database for every alias the first time a test asks for ``db``; if that came after
-    such a test, it would try the dead server. Under ``pytest -n`` the order of files per
-    worker differs from a serial run, so the setup is done first, always.
+    unreachable server (``127.0.0.1:1``) leaves one behind; setting up after such a test
+    would try the dead server. Under ``pytest -n`` the order of files per worker differs
+    from a serial run, so the setup is done first, always.
     """
+    del django_db_setup
 
 
 def migrate_database(entry: dict) -> str:

@@ -67,6 +67,30 @@ def test_read_json_accepts_objects_only() -> None:
         assert err.value.code == "invalid_argument"
 
 
+def test_read_json_depth_bound_counts_levels_not_brackets() -> None:
+    """Many brackets (in strings, or side by side) never refuse a body; one level too deep does."""
+    from toolkit_batteries.http.errors import MAX_JSON_DEPTH
+
+    def post(data: object) -> object:
+        raw = json.dumps(data).encode()
+        return rf.post("/x", data=raw, content_type="application/json")
+
+    def nested(levels: int) -> dict[str, object]:
+        value: object = "x"
+        for _ in range(levels - 1):  # the outer object is one more level
+            value = [value]
+        return {"a": value}
+
+    in_strings = {"a": "[{" * 500}
+    side_by_side = {"b": [[1]] * 100}
+    for shallow in (in_strings, side_by_side, nested(MAX_JSON_DEPTH)):
+        assert read_json(post(shallow)) == shallow
+    with pytest.raises(ApiError) as err:
+        read_json(post(nested(MAX_JSON_DEPTH + 1)))
+    assert err.value.status == 400
+    assert f"deeper than {MAX_JSON_DEPTH}" in err.value.message
+
+
 def test_read_json_caps_the_body() -> None:
     """A body over the cap is 413 before it is parsed."""
     req = rf.post("/x", data=b'{"a": "' + b"x" * 2000 + b'"}', content_type="application/json")

@@ -59,11 +59,8 @@ class AnalyticsPropertiesError(AnalyticsError, ValueError):
     """A call's name, identity or properties break a rule; nothing was queued."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, field: str, reason: str) -> None:
-        self.instance = instance
-        self.field = field
-        super().__init__(f"analytics.{instance}: {field} {reason}; the event was not queued")
+    params = ("instance", "field", "reason")
+    template = "analytics.{instance}: {field} {reason}; the event was not queued"
 
 
 class AnalyticsDeliveryError(AnalyticsError):

@@ -35,10 +35,8 @@ from rest_framework.settings import ISO_8601, api_settings
 
 from toolkit_batteries.http import ApiError
 
-from .fields import (
-    RelatedIdsField,
-    TimestampField,
-)
+from .field_validation import field_check
+from .fields import RelatedIdsField, TimestampField
 
 JSON_MEDIA = "application/json"
 
@@ -59,10 +57,6 @@ def _no_body(request: Any) -> bool:
     """Return True when the request carries no body (no length, not chunked)."""
     meta = request.META
     return meta.get("CONTENT_LENGTH") in (None, "", "0") and "HTTP_TRANSFER_ENCODING" not in meta
-
-
-def _has_required_member(serializer: type[BaseSerializer]) -> bool:
-    return any(field.required for field in serializer().fields.values())
 
 
 def sign_cursor(cursor: str) -> str:
@@ -91,8 +85,11 @@ def _json_response(data: Any) -> HttpResponse:
     What DRF's ``JSONRenderer`` would write (compact, UTF-8, no NaN), without the template
     response machinery a successful generated call does not need.
     """
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return HttpResponse(body.encode(), content_type=JSON_MEDIA)
+    return HttpResponse(_ENCODE(data).encode(), content_type=JSON_MEDIA)
+
+
+#: One encoder for every response (``json.dumps`` with options builds one per call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 class _Codec:
@@ -108,15 +105,28 @@ class _Codec:
       field's own ``to_representation``.
     """
 
-    __slots__ = ("direct", "inputs", "names", "plan", "related", "serializer")
+    __slots__ = (
+        "direct",
+        "inputs",
+        "names",
+        "plan",
+        "reads_relations",
+        "related",
+        "required",
+        "serializer",
+    )
 
     def __init__(self, serializer_class: type[BaseSerializer]) -> None:
         instance: Any = serializer_class()
         fields = instance.fields
         self.serializer = instance
         self.names = tuple(fields)
+        #: Whether a member is required (else a missing body is ``{}``).
+        self.required = any(field.required for field in fields.values())
         #: The many_to_many relations the serializer answers as id lists.
         self.related = tuple(f.source for f in fields.values() if isinstance(f, RelatedIdsField))
+        #: Whether answering reads relation ids anywhere (then per caller: ``reading``).
+        self.reads_relations = _reads_relations(instance)
         self.direct = (
             isinstance(instance, Serializer)
             and type(instance).validate is Serializer.validate
@@ -134,7 +144,7 @@ class _Codec:
             if not simple or hasattr(instance, f"validate_{field.field_name}"):
                 self.direct = False
                 break
-            inputs.append((field.field_name, field.run_validation, field.source_attrs[0]))
+            inputs.append((field.field_name, field_check(field), field.source_attrs[0]))
         self.inputs = inputs if self.direct else None
         plan: list[tuple[str, str, Callable[[Any], Any]]] = []
         readable = True
@@ -208,6 +218,24 @@ class _Codec:
         return out
 
 
+def _reads_relations(serializer: Any) -> bool:
+    """Return True when ``serializer`` has a :class:`RelatedIdsField` at any depth."""
+    pending, seen = [serializer], set()
+    while pending:
+        field = pending.pop()
+        if isinstance(field, RelatedIdsField):
+            return True
+        if id(field) in seen:
+            continue
+        seen.add(id(field))
+        if isinstance(field, Serializer):
+            pending.extend(field.fields.values())
+        child = getattr(field, "child", None)
+        if isinstance(child, Field):
+            pending.append(child)
+    return False
+
+
 def _iso_datetime(value: Any) -> Any:
     """Return what DRF's ``DateTimeField().to_representation`` returns, ISO 8601 output.
 
@@ -225,9 +253,9 @@ def _iso_datetime(value: Any) -> Any:
 
 def _utc_datetime(value: Any) -> Any:
     """Return what :class:`~.fields.TimestampField` writes: the time in UTC, ``Z``."""
-    if type(value) is not datetime.datetime or value.utcoffset() is None:
-        return TimestampField().to_representation(value)  # the rare cases, as DRF does them
-    if value.tzinfo is not datetime.UTC:
+    if type(value) is not datetime.datetime or value.tzinfo is not datetime.UTC:
+        if type(value) is not datetime.datetime or value.utcoffset() is None:
+            return TimestampField().to_representation(value)  # the rare cases, as DRF does
         value = value.astimezone(datetime.UTC)
     text = value.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
@@ -241,8 +269,3 @@ def _codec(serializer: type[BaseSerializer]) -> _Codec:
 
 
 _CODECS: dict[type[BaseSerializer], _Codec] = {}
-
-
-def _validated(serializer: type[BaseSerializer], data: Any) -> dict[str, Any]:
-    """Validate ``data`` as ``serializer(data=data).is_valid(raise_exception=True)`` would."""
-    return _codec(serializer).validate(data)

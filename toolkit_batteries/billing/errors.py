@@ -42,59 +42,45 @@ class SubscriptionNotFoundError(BillingError, LookupError):
     """The provider (or the stub) has no such subscription."""
 
     code = "not_found"
-
-    def __init__(self, instance: str) -> None:
-        super().__init__(f"billing.{instance}: no such subscription")
+    params = ("instance",)
+    template = "billing.{instance}: no such subscription"
 
 
 class IdempotencyConflictError(BillingError):
     """The first call with this idempotency key is still running."""
 
     code = "already_exists"
-
-    def __init__(self, instance: str, operation: str) -> None:
-        super().__init__(
-            f"billing.{instance}: {operation} with this idempotency key is still in progress"
-        )
+    params = ("instance", "operation")
+    template = "billing.{instance}: {operation} with this idempotency key is still in progress"
 
 
 class IdempotencyMismatchError(BillingError, ValueError):
     """The idempotency key was used before with other arguments."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, operation: str) -> None:
-        super().__init__(
-            f"billing.{instance}: {operation}: the idempotency key was used with other arguments"
-        )
+    params = ("instance", "operation")
+    template = "billing.{instance}: {operation}: the idempotency key was used with other arguments"
 
 
 class WebhookSignatureError(BillingError, ValueError):
     """A webhook's signature is missing, wrong or outside the timestamp tolerance."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.reason = reason
-        super().__init__(f"billing.{instance}: webhook refused: {reason}")
+    params = ("instance", "reason")
+    template = "billing.{instance}: webhook refused: {reason}"
 
 
 class WebhookTooLargeError(BillingError, ValueError):
     """A webhook body is larger than ``max_webhook_bytes`` (it was not parsed)."""
 
     code = "payload_too_large"
-
-    def __init__(self, instance: str, limit: int) -> None:
-        self.limit = limit
-        super().__init__(f"billing.{instance}: webhook body over max_webhook_bytes ({limit})")
+    params = ("instance", "limit")
+    template = "billing.{instance}: webhook body over max_webhook_bytes ({limit})"
 
 
 class IllegalTransitionError(ToolkitError, ValueError):
     """A status change the state machine refuses (names the two statuses only)."""
 
     code = "failed_precondition"
-
-    def __init__(self, instance: str, current: str, target: str) -> None:
-        self.current = current
-        self.target = target
-        super().__init__(f"billing.{instance}: a subscription cannot go from {current} to {target}")
+    params = ("instance", "current", "target")
+    template = "billing.{instance}: a subscription cannot go from {current} to {target}"

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 from .states import SubscriptionStatus
 
 __all__ = ["BillingSubscription"]
@@ -37,16 +39,11 @@ class BillingSubscription(models.Model):
     created_at = models.FloatField(help_text="Unix seconds")
     updated_at = models.FloatField(help_text="Unix seconds")
 
-    class Meta:
-        app_label = "toolkit_billing"
-        db_table = "toolkit_billing_subscription"
-        verbose_name = "billing subscription"
-        verbose_name_plural = "billing subscriptions"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["instance", "provider_id"], name="toolkit_billing_subscription_id"
-            )
-        ]
+    Meta = table_meta(
+        "toolkit_billing_subscription",
+        "billing subscription",
+        unique={"toolkit_billing_subscription_id": ("instance", "provider_id")},
+    )
 
     def __repr__(self) -> str:
         return f"<BillingSubscription {self.instance}:{self.provider_id} {self.status}>"

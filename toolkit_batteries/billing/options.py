@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import non_negative, required, secret_set, url
+from toolkit_batteries.core.option_kinds import webhook_provider
 from toolkit_batteries.core.options import ByteSize, option, options_class
 
 __all__ = ["DEFAULT_MAX_WEBHOOK_BYTES", "DEFAULT_WEBHOOK_TOLERANCE", "BillingOptions"]
@@ -19,8 +19,6 @@ DEFAULT_MAX_WEBHOOK_BYTES = ByteSize(1 << 20)
 #: How far a webhook's signed timestamp may be from now (five minutes).
 DEFAULT_WEBHOOK_TOLERANCE = timedelta(minutes=5)
 
-
-_PROVIDERS = ("billing_a", "billing_b")
 _NEGATIVE = '{where}: options "max_webhook_bytes" and "webhook_tolerance" must not be negative'
 
 
@@ -28,29 +26,14 @@ _NEGATIVE = '{where}: options "max_webhook_bytes" and "webhook_tolerance" must n
 class BillingOptions:
     """Options of ``billing``; adapters ``stub`` (default), ``billing_a``, ``billing_b``."""
 
-    __checks__ = (
-        required(
-            "toolkit_billing.E002", adapters=("billing_a",), hint="set BILLING__{INSTANCE}__{FIELD}"
-        ).on("secret_key"),
-        required(
-            "toolkit_billing.E002", adapters=("billing_b",), hint="set BILLING__{INSTANCE}__{FIELD}"
-        ).on("api_key"),
-        url(
-            "toolkit_billing.E003",
-            adapters=_PROVIDERS,
-            hint="endpoint is an https:// URL without credentials; allow_insecure permits http, "
-            "allow_private private addresses",
-        ).on("endpoint"),
-        non_negative("toolkit_billing.E004", hint=None, each=False, message=_NEGATIVE).on(
-            "max_webhook_bytes", "webhook_tolerance"
-        ),
-        secret_set(
-            "toolkit_billing.W001",
-            "is empty: every {adapter} webhook will be refused",
-            warning=True,
-            adapters=_PROVIDERS,
-            hint="set it to the endpoint's signing secret from the provider's dashboard",
-        ).on("webhook_secret"),
+    __checks__ = webhook_provider(
+        "billing",
+        ("billing_a", "billing_b"),
+        url_hint="endpoint is an https:// URL without credentials; allow_insecure permits http, "
+        "allow_private private addresses",
+        negative=_NEGATIVE,
+        unsigned="is empty: every {adapter} webhook will be refused",
+        unsigned_hint="set it to the endpoint's signing secret from the provider's dashboard",
     )
 
     secret_key: str = option("", secret=True, doc="provider secret key (billing_a)")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["CacheEntry"]
 
 
@@ -23,17 +25,13 @@ class CacheEntry(models.Model):
     #: Unix seconds; NULL never expires.
     expires_at = models.FloatField(null=True, blank=True)
 
-    class Meta:
-        app_label = "toolkit_cache"
-        db_table = "toolkit_cache_entry"
-        verbose_name = "cache entry"
-        verbose_name_plural = "cache entries"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["namespace", "cache_key"], name="toolkit_cache_entry_key"
-            )
-        ]
-        indexes = [models.Index(fields=["expires_at"], name="toolkit_cache_expires_at")]
+    Meta = table_meta(
+        "toolkit_cache_entry",
+        "cache entry",
+        "cache entries",
+        unique={"toolkit_cache_entry_key": ("namespace", "cache_key")},
+        indexes=[models.Index(fields=["expires_at"], name="toolkit_cache_expires_at")],
+    )
 
     def __str__(self) -> str:
         return f"{self.namespace}: {self.cache_key}"

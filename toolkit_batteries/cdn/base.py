@@ -54,11 +54,8 @@ class InvalidPurgeError(CDNError, ValueError):
     """A purge argument breaks a rule; nothing was sent."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, field: str, reason: str) -> None:
-        self.instance = instance
-        self.field = field
-        super().__init__(f"cdn.{instance}: {field} {reason}; nothing was purged")
+    params = ("instance", "field", "reason")
+    template = "cdn.{instance}: {field} {reason}; nothing was purged"
 
 
 class CDNPurgeError(CDNError):

@@ -65,6 +65,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     """
 
     list_per_page = 100
+    #: ``False`` where a delete must go through the battery (it keeps books a bare row
+    #: delete would skip); the page then refuses it too.
+    deletable: bool = True
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         """Rows come from the battery, never from a form."""
@@ -73,6 +76,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         """Rows are read-only here; the actions are the way to change them."""
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Django's own rule, unless the page declares ``deletable = False``."""
+        return self.deletable and super().has_delete_permission(request, obj)
 
 
 class ReadOnlyInline(admin.TabularInline):

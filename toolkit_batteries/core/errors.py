@@ -28,9 +28,12 @@ its HTTP status, for every battery, the generated views and the compiler alike (
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator, Mapping
+import inspect
+import string
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
+from typing import Any, ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -82,10 +85,55 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 
 class ToolkitError(Exception):
-    """Root of every error the toolkit raises on purpose."""
+    """Root of every error the toolkit raises on purpose.
+
+    A subclass whose message is only its arguments put into words declares it instead of
+    writing an ``__init__``: ``params`` names the constructor's arguments in order (each is
+    kept as an attribute of the same name) and ``template`` is formatted with them::
+
+        class QueueClosedError(QueueError, RuntimeError):
+            code = "queue_closed"
+            params = ("instance",)
+            template = "queue.{instance}: the queue is closed"
+
+    so the dozens of one-message errors across the batteries are declarations, and the
+    rule "an error keeps what it names" is written once.
+    """
 
     #: A stable, machine-readable code (used by the CLI's JSON envelopes).
     code = "toolkit_error"
+    #: With ``template``: the constructor's arguments, in order, each kept as an attribute.
+    params: ClassVar[tuple[str, ...]] = ()
+    #: The message, formatted with ``params``; a class that sets it gets its ``__init__``.
+    template: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "template" in cls.__dict__:
+            cls.__init__ = _declared_init(cls)  # type: ignore[method-assign]
+
+
+def _declared_init(cls: type[ToolkitError]) -> Callable[..., None]:
+    """Return the ``__init__`` of a declared error: bind, keep, format, pass on."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature([inspect.Parameter(name, kind) for name in ("self", *cls.params)])
+    template = cls.template
+    parsed = string.Formatter().parse(template)
+    named = {field.partition(".")[0].partition("[")[0] for _, field, _, _ in parsed if field}
+    if unknown := sorted(named - set(cls.params)):
+        # Caught when the module is imported, not when the error is first raised.
+        raise TypeError(f"{cls.__qualname__}.template names {unknown} outside params")
+
+    def __init__(self: ToolkitError, *args: Any, **kwargs: Any) -> None:
+        values = signature.bind(self, *args, **kwargs).arguments
+        del values["self"]
+        for name, value in values.items():
+            setattr(self, name, value)
+        super(cls, self).__init__(template.format(**values))
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 class ConfigurationError(ToolkitError, ImproperlyConfigured):

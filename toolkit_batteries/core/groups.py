@@ -13,7 +13,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
+from .option_kinds import reserved_kv_url
 from .options import Duration, option, options_class
 
 __all__ = [
@@ -22,7 +24,11 @@ __all__ = [
     "KVServerConnection",
     "ResilienceRetryPolicy",
     "RetryPolicy",
+    "kvserver_block",
 ]
+
+#: The hint of the "``kvserver.url`` is reserved" warning most services give.
+KV_URL_HINT = "set kvserver.addr (host:port or a redis:// URL) instead"
 
 
 @options_class
@@ -63,6 +69,19 @@ class KVServerBlock(KVServerConnection):
 
     url: str = option("", doc="reserved, ignored (use addr)")
     prefix: str = option("", doc="key prefix")
+
+
+def kvserver_block(
+    url_warning: str = "", *, hint: str = KV_URL_HINT, group: type = KVServerBlock
+) -> Any:
+    """Declare a service's ``kvserver`` option block (the ``kvserver`` adapter's connection).
+
+    Written once because five services hold the same block under the same name and
+    doc; ``url_warning`` is the check ID that warns a set ``kvserver.url`` is reserved and
+    ignored (none when empty), ``group`` a subclass that changes a default.
+    """
+    checks = reserved_kv_url(url_warning, hint=hint) if url_warning else ()
+    return option(group(), doc="key-value server connection (kvserver adapter)", checks=checks)
 
 
 @options_class

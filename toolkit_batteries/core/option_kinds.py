@@ -57,6 +57,7 @@ __all__ = [
     "sql_target",
     "url",
     "warn_when_set",
+    "webhook_provider",
 ]
 
 #: The hint of the "is negative" rules.
@@ -227,6 +228,37 @@ def warn_when_set(check_id: str, reason: str, **kwargs: Any) -> Rule:
 
     kwargs.setdefault("warning", True)
     return _rule(test, check_id, **kwargs)
+
+
+def webhook_provider(
+    service: str,
+    providers: tuple[str, str],
+    *,
+    url_hint: str,
+    negative: str,
+    unsigned: str,
+    unsigned_hint: str,
+) -> tuple[Rule, ...]:
+    """Return the rules of a battery of two keyed providers that sign their webhooks.
+
+    ``billing`` and ``payment`` have the same account shape, so it is declared once:
+    ``providers[0]`` needs ``secret_key`` and ``providers[1]`` ``api_key`` (``E002``),
+    ``endpoint`` is a URL (``E003``), the webhook bounds are not negative (``E004``, one
+    message, ``negative``) and an empty ``webhook_secret`` warns (``W001``, ``unsigned``).
+    """
+    ids = f"toolkit_{service}."
+    key_hint = f"set {service.upper()}__{{INSTANCE}}__{{FIELD}}"
+    return (
+        required(ids + "E002", adapters=providers[:1], hint=key_hint).on("secret_key"),
+        required(ids + "E002", adapters=providers[1:], hint=key_hint).on("api_key"),
+        url(ids + "E003", adapters=providers, hint=url_hint).on("endpoint"),
+        non_negative(ids + "E004", hint=None, each=False, message=negative).on(
+            "max_webhook_bytes", "webhook_tolerance"
+        ),
+        secret_set(ids + "W001", unsigned, warning=True, adapters=providers, hint=unsigned_hint).on(
+            "webhook_secret"
+        ),
+    )
 
 
 def path_under(check_id: str, base: Callable[[], str], **kwargs: Any) -> Rule:

@@ -71,10 +71,8 @@ class DocumentError(ToolkitError):
     """Base of the document battery's runtime errors; messages never hold content."""
 
     code = "document_error"
-
-    def __init__(self, instance: str, message: str) -> None:
-        self.instance = instance
-        super().__init__(f"document.{instance}: {message}")
+    params = ("instance", "message")
+    template = "document.{instance}: {message}"
 
 
 class InvalidDocumentError(DocumentError, ValueError):

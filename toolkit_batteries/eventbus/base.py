@@ -84,14 +84,11 @@ class TooManyHandlersError(ToolkitError, RuntimeError):
     """Subscribing would exceed ``max_handlers`` live subscriptions on this bus."""
 
     code = "too_many_handlers"
-
-    def __init__(self, instance: str, limit: int) -> None:
-        self.instance = instance
-        self.limit = limit
-        super().__init__(
-            f"eventbus.{instance}: max_handlers ({limit}) subscriptions are already live; "
-            "unsubscribe one or raise max_handlers"
-        )
+    params = ("instance", "limit")
+    template = (
+        "eventbus.{instance}: max_handlers ({limit}) subscriptions are already live; "
+        "unsubscribe one or raise max_handlers"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,7 +148,9 @@ def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str
         raise ApiError(400, "invalid_argument", "invalid JSON body") from None
     except RecursionError:  # nesting deep enough to exhaust the decoder's recursion
         raise ApiError(400, "invalid_argument", _TOO_DEEP) from None
-    if _deeper_than(data, MAX_JSON_DEPTH):
+    # Each level opens with a "{" or "[" byte in any of JSON's encodings, so a body with
+    # few of them cannot nest too deep: the walk is only needed past that many.
+    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH and _deeper_than(data, MAX_JSON_DEPTH):
         raise ApiError(400, "invalid_argument", _TOO_DEEP)
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_argument", "request body must be a JSON object")

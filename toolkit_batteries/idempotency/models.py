@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["HTTP_PREFIX", "IdempotencyRecord", "split_http_key"]
 
 #: How keys stored by the HTTP layer begin: ``http:<scope hash>:<client key>``.
@@ -38,16 +40,11 @@ class IdempotencyRecord(models.Model):
     created_at = models.FloatField(help_text="Unix seconds")
     expires_at = models.FloatField(db_index=True, help_text="Unix seconds")
 
-    class Meta:
-        app_label = "toolkit_idempotency"
-        db_table = "toolkit_idempotency_record"
-        verbose_name = "idempotency record"
-        verbose_name_plural = "idempotency records"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["instance", "key"], name="toolkit_idempotency_record_key"
-            )
-        ]
+    Meta = table_meta(
+        "toolkit_idempotency_record",
+        "idempotency record",
+        unique={"toolkit_idempotency_record_key": ("instance", "key")},
+    )
 
     def __repr__(self) -> str:
         # The token lets its holder commit: never in a repr, a log line or a traceback.

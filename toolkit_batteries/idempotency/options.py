@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.groups import KVServerBlock, kvserver_block
 from toolkit_batteries.core.option_kinds import (
     kv_address,
     non_negative,
-    reserved_kv_url,
     sql_target,
 )
 from toolkit_batteries.core.options import Duration, option, options_class
@@ -28,9 +27,6 @@ class IdempotencyOptions:
             hint="use host:port or a redis:// / rediss:// URL in kvserver.addr; "
             "kvserver.require_tls needs kvserver.tls or a rediss:// URL",
         ),
-        reserved_kv_url(
-            "toolkit_idempotency.W001", hint="set kvserver.addr (it also accepts a redis:// URL)"
-        ),
         sql_target("toolkit_idempotency.E003", adapters=("db",)).on("dsn"),
         non_negative("toolkit_idempotency.E004").on("ttl", "max_entries"),
     )
@@ -38,7 +34,7 @@ class IdempotencyOptions:
     ttl: Duration = option(timedelta(hours=24), doc="default reservation lifetime")
     dsn: str = option("", doc="SQL connection string or file path (db)")
     dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
-    kvserver: KVServerBlock = option(
-        KVServerBlock(), doc="key-value server connection (kvserver adapter)"
+    kvserver: KVServerBlock = kvserver_block(
+        "toolkit_idempotency.W001", hint="set kvserver.addr (it also accepts a redis:// URL)"
     )
     max_entries: int = option(1000, doc="records kept before least-recently-used eviction (memory)")

@@ -46,24 +46,19 @@ class LockNotAcquiredError(ToolkitError):
     """:meth:`Lock.hold` could not acquire the name within ``wait``."""
 
     code = "lock_not_acquired"
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        super().__init__(f'lock "{name}" is held by someone else')
+    params = ("name",)
+    template = 'lock "{name}" is held by someone else'
 
 
 class LockCapacityError(ToolkitError):
     """The memory adapter holds ``max_entries`` live leases and never evicts a live one."""
 
     code = "lock_capacity"
-
-    def __init__(self, instance: str, max_entries: int) -> None:
-        self.instance = instance
-        self.max_entries = max_entries
-        super().__init__(
-            f"lock.{instance}: {max_entries} leases are live; raise max_entries "
-            "or release leases (live leases are never evicted)"
-        )
+    params = ("instance", "max_entries")
+    template = (
+        "lock.{instance}: {max_entries} leases are live; raise max_entries "
+        "or release leases (live leases are never evicted)"
+    )
 
 
 def seconds(value: timedelta | float | None, *, field: str = "value") -> float | None:

@@ -95,13 +95,11 @@ class MessageTooLargeError(MailerError, ValueError):
     """A message is larger than ``max_message_size``; nothing was sent or connected."""
 
     code = "message_too_large"
-
-    def __init__(self, instance: str, size: int, limit: int) -> None:
-        self.instance, self.size, self.limit = instance, size, limit
-        super().__init__(
-            f"mailer.{instance}: message of {size} bytes exceeds max_message_size "
-            f"({limit} bytes); nothing was sent"
-        )
+    params = ("instance", "size", "limit")
+    template = (
+        "mailer.{instance}: message of {size} bytes exceeds max_message_size "
+        "({limit} bytes); nothing was sent"
+    )
 
 
 class InvalidMessageError(MailerError, ValueError):

@@ -69,10 +69,8 @@ class InvalidNotificationError(NotificationError, ValueError):
     """An argument of :meth:`Notification.send` is invalid; nothing was sent."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, argument: str, reason: str) -> None:
-        self.instance, self.argument, self.reason = instance, argument, reason
-        super().__init__(f"notification.{instance}: {argument} {reason}; nothing was sent")
+    params = ("instance", "argument", "reason")
+    template = "notification.{instance}: {argument} {reason}; nothing was sent"
 
 
 class DeliveryRefusedError(NotificationError):

@@ -93,10 +93,8 @@ class OutboxClosedError(OutboxError, RuntimeError):
     """The outbox was used after :meth:`Outbox.close`."""
 
     code = "outbox_closed"
-
-    def __init__(self, instance: str) -> None:
-        self.instance = instance
-        super().__init__(f"outbox.{instance}: the outbox is closed")
+    params = ("instance",)
+    template = "outbox.{instance}: the outbox is closed"
 
 
 def encode_payload(payload: Any) -> bytes:

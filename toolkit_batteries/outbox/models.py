@@ -20,6 +20,8 @@ import uuid
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["DEAD", "PENDING", "SENT", "InboxMessage", "OutboxMessage"]
 
 PENDING = "pending"
@@ -47,12 +49,10 @@ class OutboxMessage(models.Model):
     sent_at = models.FloatField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
 
-    class Meta:
-        app_label = "toolkit_outbox"
-        db_table = "toolkit_outbox_message"
-        verbose_name = "outbox message"
-        verbose_name_plural = "outbox messages"
-        indexes = [
+    Meta = table_meta(
+        "toolkit_outbox_message",
+        "outbox message",
+        indexes=[
             # Rows by status, then backoff (the dead list, requeue, status counts).
             models.Index(fields=["status", "available_at", "id"], name="toolkit_outbox_ready"),
             # The claim: pending rows only, in the claim's ORDER BY id. Sent rows stay for
@@ -64,7 +64,8 @@ class OutboxMessage(models.Model):
             ),
             # Retention purge of sent rows.
             models.Index(fields=["status", "sent_at"], name="toolkit_outbox_sent"),
-        ]
+        ],
+    )
 
     def __repr__(self) -> str:
         # Never the payload: it may hold personal data.
@@ -82,17 +83,12 @@ class InboxMessage(models.Model):
     message_id = models.CharField(max_length=200)
     received_at = models.FloatField(help_text="processed at, seconds since the epoch")
 
-    class Meta:
-        app_label = "toolkit_outbox"
-        db_table = "toolkit_outbox_inbox"
-        verbose_name = "inbox message"
-        verbose_name_plural = "inbox messages"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["consumer", "message_id"], name="toolkit_outbox_inbox_once"
-            )
-        ]
-        indexes = [models.Index(fields=["received_at"], name="toolkit_outbox_inbox_age")]
+    Meta = table_meta(
+        "toolkit_outbox_inbox",
+        "inbox message",
+        unique={"toolkit_outbox_inbox_once": ("consumer", "message_id")},
+        indexes=[models.Index(fields=["received_at"], name="toolkit_outbox_inbox_age")],
+    )
 
     def __str__(self) -> str:
         return f"{self.consumer}: {self.message_id}"

@@ -37,54 +37,43 @@ class PaymentNotFoundError(PaymentError, LookupError):
     """No payment with that id in this instance."""
 
     code = "not_found"
-
-    def __init__(self, instance: str, payment_id: str) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: no payment {payment_id}")
+    params = ("instance", "payment_id")
+    template = "payment.{instance}: no payment {payment_id}"
 
 
 class InvalidPaymentError(PaymentError, ValueError):
     """An argument that breaks the rules (amount, currency, metadata, refund amount)."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, field_name: str, reason: str) -> None:
-        self.instance = instance
-        self.field = field_name
-        super().__init__(f'payment.{instance}: "{field_name}" {reason}')
+    params = ("instance", "field", "reason")
+    template = 'payment.{instance}: "{field}" {reason}'
 
 
 class IdempotencyKeyReusedError(PaymentError):
     """An idempotency key already used for a different request (another payment or amount)."""
 
     code = "failed_precondition"
-
-    def __init__(self, instance: str, kind: str) -> None:
-        self.instance = instance
-        super().__init__(
-            f"payment.{instance}: this idempotency key was used for a different {kind}; "
-            "use a new key per operation"
-        )
+    params = ("instance", "kind")
+    template = (
+        "payment.{instance}: this idempotency key was used for a different {kind}; "
+        "use a new key per operation"
+    )
 
 
 class OperationInProgressError(PaymentError):
     """The same idempotency key is being processed right now by another caller."""
 
     code = "already_exists"
-
-    def __init__(self, instance: str, kind: str) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: a {kind} with this idempotency key is in progress")
+    params = ("instance", "kind")
+    template = "payment.{instance}: a {kind} with this idempotency key is in progress"
 
 
 class PaymentNotSupportedError(PaymentError):
     """The provider has no such operation (``payment_b`` has no separate capture)."""
 
     code = "unimplemented"
-
-    def __init__(self, instance: str, adapter: str, operation: str) -> None:
-        self.instance = instance
-        super().__init__(f'payment.{instance}: adapter "{adapter}" does not support {operation}')
+    params = ("instance", "adapter", "operation")
+    template = 'payment.{instance}: adapter "{adapter}" does not support {operation}'
 
 
 class PaymentProviderError(PaymentError):
@@ -120,31 +109,24 @@ class WebhookTooLargeError(PaymentError):
     """A webhook body over ``max_webhook_bytes``; refused before it is parsed."""
 
     code = "payload_too_large"
-
-    def __init__(self, instance: str, limit: int) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: webhook body over max_webhook_bytes ({limit})")
+    params = ("instance", "limit")
+    template = "payment.{instance}: webhook body over max_webhook_bytes ({limit})"
 
 
 class WebhookPayloadError(PaymentError, ValueError):
     """A verified webhook whose body is not a JSON object of the provider's shape."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        super().__init__(f"payment.{instance}: webhook body {reason}")
+    params = ("instance", "reason")
+    template = "payment.{instance}: webhook body {reason}"
 
 
 class WebhookSignatureError(ToolkitError, ValueError):
     """A webhook failed verification; the message says which check, never a value."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        self.reason = reason
-        super().__init__(f"payment.{instance}: webhook signature verification failed: {reason}")
+    params = ("instance", "reason")
+    template = "payment.{instance}: webhook signature verification failed: {reason}"
 
 
 class IllegalTransitionError(ToolkitError, ValueError):

@@ -12,6 +12,8 @@ import uuid
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 from .states import PaymentState
 
 __all__ = ["PaymentRecord", "RefundRecord"]
@@ -43,16 +45,11 @@ class PaymentRecord(models.Model):
     created_at = models.DateTimeField(db_index=True)
     updated_at = models.DateTimeField()
 
-    class Meta:
-        app_label = "toolkit_payment"
-        db_table = "toolkit_payment_payment"
-        verbose_name = "payment"
-        verbose_name_plural = "payments"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["adapter", "provider_id"], name="toolkit_payment_provider_id_uniq"
-            )
-        ]
+    Meta = table_meta(
+        "toolkit_payment_payment",
+        "payment",
+        unique={"toolkit_payment_provider_id_uniq": ("adapter", "provider_id")},
+    )
 
     @property
     def payment_state(self) -> PaymentState:
@@ -92,11 +89,7 @@ class RefundRecord(models.Model):
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 
-    class Meta:
-        app_label = "toolkit_payment"
-        db_table = "toolkit_payment_refund"
-        verbose_name = "refund"
-        verbose_name_plural = "refunds"
+    Meta = table_meta("toolkit_payment_refund", "refund")
 
     def __repr__(self) -> str:
         return f"<RefundRecord {self.id} {self.amount} {self.status}>"

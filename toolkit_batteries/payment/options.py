@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.option_kinds import (
-    non_negative,
-    required,
-    secret_set,
-    url,
-    warn_when_set,
-)
+from toolkit_batteries.core.option_kinds import warn_when_set, webhook_provider
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
 __all__ = ["PaymentOptions"]
 
 
 _PROVIDERS = ("payment_a", "payment_b")
-_NEGATIVE = '{where}: option "max_webhook_bytes" or "webhook_tolerance" is negative'
 
 
 @options_class
@@ -28,28 +21,15 @@ class PaymentOptions:
     """
 
     __checks__ = (
-        required(
-            "toolkit_payment.E002", adapters=("payment_a",), hint="set PAYMENT__{INSTANCE}__{FIELD}"
-        ).on("secret_key"),
-        required(
-            "toolkit_payment.E002", adapters=("payment_b",), hint="set PAYMENT__{INSTANCE}__{FIELD}"
-        ).on("api_key"),
-        url(
-            "toolkit_payment.E003",
-            adapters=_PROVIDERS,
-            hint="an https:// URL without credentials; allow_insecure permits http, allow_private "
-            "private addresses",
-        ).on("endpoint"),
-        non_negative("toolkit_payment.E004", hint=None, each=False, message=_NEGATIVE).on(
-            "max_webhook_bytes", "webhook_tolerance"
+        *webhook_provider(
+            "payment",
+            _PROVIDERS,
+            url_hint="an https:// URL without credentials; allow_insecure permits http, "
+            "allow_private private addresses",
+            negative='{where}: option "max_webhook_bytes" or "webhook_tolerance" is negative',
+            unsigned="is empty: every webhook will be refused",
+            unsigned_hint="copy the endpoint's signing secret from the provider's dashboard",
         ),
-        secret_set(
-            "toolkit_payment.W001",
-            "is empty: every webhook will be refused",
-            warning=True,
-            adapters=_PROVIDERS,
-            hint="copy the endpoint's signing secret from the provider's dashboard",
-        ).on("webhook_secret"),
         warn_when_set(
             "toolkit_payment.W002",
             "is set but the {adapter} adapter ignores it",

@@ -229,8 +229,14 @@ class Authorizer(Service):
         """
         if not isinstance(action, str) or not action:
             raise ValueError("permission: the action must be a non-empty string")
-        sid, roles = subject_of(subject)
-        effective = self.effective_roles(sid, roles)
+        # A Subject is the common caller (every Django has_perm): read it without a call.
+        if type(subject) is Subject:
+            sid, roles = subject.id, subject.roles
+            if not sid:
+                sid, roles = subject_of(subject)  # raises the empty-id error
+        else:
+            sid, roles = subject_of(subject)
+        effective = self.effective_roles(sid, roles) if self._grants else roles
         if resource is not None and self._resource_roles is not None:
             effective = self._with_resource_roles(sid, effective, resource)
         if owner_field and resource is not None:

@@ -20,10 +20,8 @@ class PermissionDeniedError(ToolkitError):
     """
 
     code = "permission_denied"
-
-    def __init__(self, action: str) -> None:
-        self.action = action
-        super().__init__(f'permission denied for action "{action}"')
+    params = ("action",)
+    template = 'permission denied for action "{action}"'
 
 
 class PermissionActionMissingError(ConfigurationError):

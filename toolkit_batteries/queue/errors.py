@@ -32,25 +32,19 @@ class QueueFullError(QueueError):
     """A push found the topic's buffer full (the ``memory`` adapter's ``buffer``)."""
 
     code = "resource_exhausted"
-
-    def __init__(self, instance: str, topic: str, limit: int) -> None:
-        self.instance = instance
-        self.topic = topic
-        self.limit = limit
-        super().__init__(
-            f'queue.{instance}: topic "{topic}" is full ({limit} waiting messages); '
-            "consume faster or raise the buffer option"
-        )
+    params = ("instance", "topic", "limit")
+    template = (
+        'queue.{instance}: topic "{topic}" is full ({limit} waiting messages); '
+        "consume faster or raise the buffer option"
+    )
 
 
 class QueueClosedError(QueueError, RuntimeError):
     """The queue was used after :meth:`Queue.close`."""
 
     code = "queue_closed"
-
-    def __init__(self, instance: str) -> None:
-        self.instance = instance
-        super().__init__(f"queue.{instance}: the queue is closed")
+    params = ("instance",)
+    template = "queue.{instance}: the queue is closed"
 
 
 class DispatcherClosedError(ToolkitError, RuntimeError):

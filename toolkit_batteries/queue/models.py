@@ -23,6 +23,8 @@ from datetime import UTC, datetime
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["DeadLetter", "Message", "epoch_to_datetime"]
 
 
@@ -58,13 +60,12 @@ class Message(_Envelope):
     visible_at = models.FloatField(help_text="deliverable from (push + delay, or lease end)")
     leased = models.BooleanField(default=False, help_text="a delivery holds it")
 
-    class Meta:
-        app_label = "toolkit_queue"
-        db_table = "toolkit_queue_message"
-        verbose_name = "queue message"
-        verbose_name_plural = "queue messages"
+    Meta = table_meta(
+        "toolkit_queue_message",
+        "queue message",
         # The claim: next visible message of a topic, push order among equals.
-        indexes = [models.Index(fields=["topic", "visible_at", "id"], name="toolkit_queue_ready")]
+        indexes=[models.Index(fields=["topic", "visible_at", "id"], name="toolkit_queue_ready")],
+    )
 
     def __str__(self) -> str:
         return f"{self.topic} #{self.pk}"
@@ -78,12 +79,11 @@ class DeadLetter(_Envelope):
     died_at = models.FloatField(help_text="moved to the dead list, seconds since the epoch")
     reason = models.TextField(blank=True, default="")
 
-    class Meta:
-        app_label = "toolkit_queue"
-        db_table = "toolkit_queue_dead_letter"
-        verbose_name = "dead letter"
-        verbose_name_plural = "dead letters"
-        indexes = [models.Index(fields=["topic", "died_at", "id"], name="toolkit_queue_dead")]
+    Meta = table_meta(
+        "toolkit_queue_dead_letter",
+        "dead letter",
+        indexes=[models.Index(fields=["topic", "died_at", "id"], name="toolkit_queue_dead")],
+    )
 
     def __str__(self) -> str:
         return f"{self.topic} #{self.pk} (dead)"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.groups import KVServerBlock
-from toolkit_batteries.core.option_kinds import opens, reserved_kv_url
+from toolkit_batteries.core.groups import KVServerBlock, kvserver_block
+from toolkit_batteries.core.option_kinds import opens
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["RateLimitOptions"]
@@ -21,9 +21,6 @@ class RateLimitOptions:
             "toolkit_batteries.ratelimit.base:limits_from_options",
             hint="rate must be above 0; burst and max_entries at least 1; durations positive",
         ),
-        reserved_kv_url(
-            "toolkit_ratelimit.W001", hint="set kvserver.addr (host:port or a redis:// URL) instead"
-        ),
     )
 
     rate: float = option(10.0, doc="tokens refilled per second")
@@ -31,6 +28,4 @@ class RateLimitOptions:
     idle_ttl: Duration = option(timedelta(minutes=10), doc="idle entry lifetime")
     sweep_interval: Duration = option(timedelta(minutes=1), doc="idle-entry sweep interval")
     max_entries: int = option(1000, doc="buckets kept before LRU eviction (memory)")
-    kvserver: KVServerBlock = option(
-        KVServerBlock(), doc="key-value server connection (kvserver adapter)"
-    )
+    kvserver: KVServerBlock = kvserver_block("toolkit_ratelimit.W001")

@@ -43,10 +43,8 @@ class BulkheadFullError(ResilienceError):
     """The bulkhead refused the call: its queue is full, or no slot freed within max_wait."""
 
     code = "bulkhead_full"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        super().__init__(f"resilience.{instance}: bulkhead full: {reason}")
+    params = ("instance", "reason")
+    template = "resilience.{instance}: bulkhead full: {reason}"
 
 
 class OperationTimeoutError(ResilienceError, TimeoutError):
@@ -72,7 +70,5 @@ class PolicyClosedError(ResilienceError, RuntimeError):
     """The policy was closed (its container shut down)."""
 
     code = "resilience_closed"
-
-    def __init__(self, instance: str) -> None:
-        self.instance = instance
-        super().__init__(f"resilience.{instance}: the policy is closed")
+    params = ("instance",)
+    template = "resilience.{instance}: the policy is closed"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.groups import KVServerBlock, ResilienceRetryPolicy
-from toolkit_batteries.core.option_kinds import opens, relation, reserved_kv_url
+from toolkit_batteries.core.groups import KVServerBlock, ResilienceRetryPolicy, kvserver_block
+from toolkit_batteries.core.option_kinds import opens, relation
 from toolkit_batteries.core.options import Duration, option, options_class
 
 __all__ = ["BreakerOptions", "BulkheadOptions", "ResilienceKVServer", "ResilienceOptions"]
@@ -59,10 +59,6 @@ class ResilienceOptions:
             "toolkit_batteries.resilience.base:settings_from_options",
             hint="counts must be at least 1, breaker durations positive, delays >= 0",
         ),
-        reserved_kv_url(
-            "toolkit_resilience.W001",
-            hint="set kvserver.addr (host:port or a redis:// URL) instead",
-        ),
         relation(
             "toolkit_resilience.W002",
             lambda o: (
@@ -83,8 +79,8 @@ class ResilienceOptions:
     )
     breaker: BreakerOptions = option(BreakerOptions(), doc="circuit breaker")
     bulkhead: BulkheadOptions = option(BulkheadOptions(), doc="bulkhead")
-    kvserver: ResilienceKVServer = option(
-        ResilienceKVServer(), doc="key-value server connection (kvserver adapter)"
+    kvserver: ResilienceKVServer = kvserver_block(
+        "toolkit_resilience.W001", group=ResilienceKVServer
     )
     retry: ResilienceRetryPolicy | None = option(
         None, doc="backoff policy; unset until a key is given"

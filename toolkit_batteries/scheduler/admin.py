@@ -7,7 +7,6 @@ hand could fire a slot twice or never, so the page only lists and filters them.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from django.contrib import admin
 
@@ -34,9 +33,7 @@ class SchedulerClaimAdmin(ReadOnlyAdmin):
     list_filter = ("name",)
     search_fields = ("name", "claimed_by")
     ordering = ("-claimed_at",)
+    #: Deleting a claim would let a late scheduler fire its slot again.
+    deletable = False
 
     claimed = epoch_column("claimed_at", "claimed at", _when, ordering="claimed_at")
-
-    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
-        """Refuse: deleting a claim would let a late scheduler fire its slot again."""
-        return False

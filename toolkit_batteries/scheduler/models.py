@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["SchedulerClaim"]
 
 
@@ -24,14 +26,11 @@ class SchedulerClaim(models.Model):
     #: ``"<host>:<pid>:<token>"`` of the claiming scheduler.
     claimed_by = models.CharField(max_length=255)
 
-    class Meta:
-        app_label = "toolkit_scheduler"
-        db_table = "toolkit_scheduler_claim"
-        verbose_name = "slot claim"
-        verbose_name_plural = "slot claims"
-        constraints = [
-            models.UniqueConstraint(fields=["name", "slot"], name="toolkit_scheduler_claim_once")
-        ]
+    Meta = table_meta(
+        "toolkit_scheduler_claim",
+        "slot claim",
+        unique={"toolkit_scheduler_claim_once": ("name", "slot")},
+    )
 
     def __str__(self) -> str:
         return f"{self.name} @ {self.slot}"

@@ -8,9 +8,9 @@ removes the document from search results.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
+
+from toolkit_batteries.core.admin import ReadOnlyAdmin
 
 from .models import SearchDocument
 
@@ -18,21 +18,12 @@ __all__ = ["SearchDocumentAdmin"]
 
 
 @admin.register(SearchDocument)
-class SearchDocumentAdmin(admin.ModelAdmin):
-    """Documents by instance, index and id."""
+class SearchDocumentAdmin(ReadOnlyAdmin):
+    """Documents by instance, index and id; read-only, the indexed source owns the text."""
 
     list_display = ("doc_id", "index_name", "instance", "language", "updated_at")
     list_filter = ("instance", "index_name", "language")
     search_fields = ("doc_id",)
     ordering = ("instance", "index_name", "doc_id")
-    list_per_page = 100
     fields = ("instance", "index_name", "doc_id", "language", "fields", "filters", "updated_at")
     readonly_fields = fields
-
-    def has_add_permission(self, request: Any) -> bool:
-        """Documents come from the battery, never from a form."""
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        """Read-only: the indexed source owns the text."""
-        return False

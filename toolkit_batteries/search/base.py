@@ -85,10 +85,8 @@ class SearchError(ToolkitError):
     """A search call was refused; the message names the service, instance and argument."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, message: str) -> None:
-        self.instance = instance
-        super().__init__(f"search.{instance}: {message}")
+    params = ("instance", "message")
+    template = "search.{instance}: {message}"
 
 
 class SearchQueryError(SearchError):

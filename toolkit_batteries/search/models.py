@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["FTS_TABLE", "SearchDocument"]
 
 #: The SQLite FTS5 virtual table's name (created by the migration on SQLite only).
@@ -43,16 +45,11 @@ class SearchDocument(models.Model):
     body = models.TextField(help_text="the searched text: every field, joined")
     updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
-        app_label = "toolkit_search"
-        db_table = "toolkit_search_document"
-        verbose_name = "search document"
-        verbose_name_plural = "search documents"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["instance", "index_name", "doc_id"], name="toolkit_search_document_key"
-            )
-        ]
+    Meta = table_meta(
+        "toolkit_search_document",
+        "search document",
+        unique={"toolkit_search_document_key": ("instance", "index_name", "doc_id")},
+    )
 
     def __str__(self) -> str:
         return f"{self.instance}/{self.index_name}: {self.doc_id}"

@@ -71,30 +71,24 @@ class SecretAccessDeniedError(SecretsError, PermissionError):
     """The secrets server refused the token (403): wrong, expired or lacking a policy."""
 
     code = "permission_denied"
-
-    def __init__(self, instance: str, what: str) -> None:
-        self.instance = instance
-        super().__init__(f"secrets.{instance}: the secrets server refused the token ({what})")
+    params = ("instance", "what")
+    template = "secrets.{instance}: the secrets server refused the token ({what})"
 
 
 class SecretsNotSupportedError(SecretsError):
     """The adapter cannot do this (``env`` cannot write: rotation means a redeploy)."""
 
     code = "unimplemented"
-
-    def __init__(self, instance: str, adapter: str, operation: str) -> None:
-        self.instance = instance
-        super().__init__(f'secrets.{instance}: adapter "{adapter}" does not support {operation}')
+    params = ("instance", "adapter", "operation")
+    template = 'secrets.{instance}: adapter "{adapter}" does not support {operation}'
 
 
 class InvalidSecretNameError(SecretsError, ValueError):
     """A secret name that does not follow the rules; the offending text is not echoed."""
 
     code = "invalid_argument"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        super().__init__(f"secrets.{instance}: invalid secret name: {reason}")
+    params = ("instance", "reason")
+    template = "secrets.{instance}: invalid secret name: {reason}"
 
 
 def split_name(name: object, instance: str = "default") -> tuple[str, str]:

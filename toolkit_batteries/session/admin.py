@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from django.contrib import admin
+
+from toolkit_batteries.core.admin import ReadOnlyAdmin
 
 from .models import SessionRecord, fingerprint
 
@@ -20,13 +21,15 @@ __all__ = ["SessionRecordAdmin"]
 
 
 @admin.register(SessionRecord)
-class SessionRecordAdmin(admin.ModelAdmin):
-    """Read-only list of sessions; delete is the one action (ends the session)."""
+class SessionRecordAdmin(ReadOnlyAdmin):
+    """Read-only list of sessions; delete is the one action (ends the session).
+
+    Sessions are created by logins, never by hand, and their data is the application's.
+    """
 
     list_display = ("session", "instance", "kind", "expires", "live", "size")
     list_filter = ("instance",)
     ordering = ("-expires_at",)
-    list_per_page = 100
     # Nothing searchable or filterable by id or data: both are secrets.
     search_fields: tuple[str, ...] = ()
     fields = ("session", "instance", "kind", "expires", "live", "size")
@@ -56,11 +59,3 @@ class SessionRecordAdmin(admin.ModelAdmin):
     def size(self, obj: SessionRecord) -> int:
         """Return the stored data's size, never the data."""
         return len(obj.data.encode("utf-8"))
-
-    def has_add_permission(self, request: Any) -> bool:
-        """Sessions are created by logins, never by hand."""
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        """Session data is the application's; it is not edited here."""
-        return False

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 __all__ = ["SessionRecord"]
 
 
@@ -26,11 +28,7 @@ class SessionRecord(models.Model):
     #: ``session.admin`` never reads, extends or deletes a row ``session.default`` wrote.
     instance = models.CharField(max_length=100, default="default")
 
-    class Meta:
-        app_label = "toolkit_session"
-        db_table = "toolkit_session_record"
-        verbose_name = "session"
-        verbose_name_plural = "sessions"
+    Meta = table_meta("toolkit_session_record", "session")
 
     def __repr__(self) -> str:
         # The id is a bearer secret: never in a repr, a log line or a traceback.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from toolkit_batteries.core.groups import KVServerBlock
+from toolkit_batteries.core.groups import KVServerBlock, kvserver_block
 from toolkit_batteries.core.option_kinds import kv_address, sql_target
 from toolkit_batteries.core.options import Duration, option, options_class
 
@@ -33,6 +33,4 @@ class SessionOptions:
     ttl: Duration = option(timedelta(minutes=15), doc="default session lifetime")
     dsn: str = option("", doc="SQL connection string or file path (db)")
     dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
-    kvserver: KVServerBlock = option(
-        KVServerBlock(), doc="key-value server connection (kvserver adapter)"
-    )
+    kvserver: KVServerBlock = kvserver_block()

@@ -26,11 +26,8 @@ class AccessDeniedError(ToolkitError, PermissionError):
     """The access policy refuses the operation to the subject."""
 
     code = "permission_denied"
-
-    def __init__(self, bucket: str, operation: str) -> None:
-        self.bucket = bucket
-        self.operation = operation
-        super().__init__(f'storage: the access policy refuses "{operation}" in bucket "{bucket}"')
+    params = ("bucket", "operation")
+    template = 'storage: the access policy refuses "{operation}" in bucket "{bucket}"'
 
 
 class InvalidKeyError(ToolkitError, SuspiciousFileOperation):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from toolkit_batteries.core.tables import table_meta
+
 from .fields import EmbeddingField
 
 __all__ = ["NamespaceVersion", "StoredVector"]
@@ -36,21 +38,16 @@ class StoredVector(models.Model):
         default=0, help_text="the namespace version that wrote it (SQLite; 0 on PostgreSQL)"
     )
 
-    class Meta:
-        app_label = "toolkit_vectorstore"
-        db_table = "toolkit_vectorstore_vector"
-        verbose_name = "stored vector"
-        verbose_name_plural = "stored vectors"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["store", "namespace", "record_id"], name="toolkit_vectorstore_vector_id"
-            )
-        ]
-        indexes = [
+    Meta = table_meta(
+        "toolkit_vectorstore_vector",
+        "stored vector",
+        unique={"toolkit_vectorstore_vector_id": ("store", "namespace", "record_id")},
+        indexes=[
             models.Index(
                 fields=["store", "namespace", "version"], name="toolkit_vectorstore_version"
             )
-        ]
+        ],
+    )
 
     def __str__(self) -> str:
         return f"{self.store}/{self.namespace}: {self.record_id}"
@@ -72,16 +69,11 @@ class NamespaceVersion(models.Model):
     version = models.BigIntegerField(default=0)
     purged = models.BigIntegerField(default=0)
 
-    class Meta:
-        app_label = "toolkit_vectorstore"
-        db_table = "toolkit_vectorstore_namespace"
-        verbose_name = "vector namespace version"
-        verbose_name_plural = "vector namespace versions"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["store", "namespace"], name="toolkit_vectorstore_namespace_key"
-            )
-        ]
+    Meta = table_meta(
+        "toolkit_vectorstore_namespace",
+        "vector namespace version",
+        unique={"toolkit_vectorstore_namespace_key": ("store", "namespace")},
+    )
 
     def __str__(self) -> str:
         return f"{self.store}/{self.namespace} v{self.version}"

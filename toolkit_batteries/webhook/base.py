@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -57,6 +57,8 @@ logger = logging.getLogger("toolkit.webhook")
 MAX_EVENT_LENGTH = 200
 #: Longest target URL (the column's width).
 MAX_TARGET_LENGTH = 2048
+#: Allowed targets remembered per instance (the memo is emptied when it is full).
+MAX_ALLOWED_TARGETS = 1024
 
 
 def seconds(value: Any, *, service: str, field: str, instance: str) -> float:
@@ -146,6 +148,11 @@ class Webhook(Service):
         self.sleep = sleep
         self.rng = rng or random.Random()
         self.retry_policy: RetryPolicy = ResilienceRetryPolicy()
+        #: Targets ``check_target`` allowed, and what it returned: a sender posts to a few
+        #: endpoints over and over, and the rules read only the URL's text and options set
+        #: here (addresses are checked again on every connection, by the transport).
+        self._allowed: dict[str, str] = {}
+        self._last_keys: tuple[str, list[bytes]] | None = None
         self.configure()
         self._closed = False
 
@@ -194,19 +201,40 @@ class Webhook(Service):
         recorded, and returned in :class:`Delivery`.
         """
         self._check_open()
-        url = self.check_target(target)
+        url = self._allowed.get(target) if isinstance(target, str) else None
+        if url is None:
+            url = self.check_target(target)
+            if len(self._allowed) >= MAX_ALLOWED_TARGETS:
+                self._allowed.clear()
+            self._allowed[target] = url
         if not isinstance(event, str) or not event or len(event) > MAX_EVENT_LENGTH:
             raise ValueError(f"event must be 1 to {MAX_EVENT_LENGTH} characters")
         if any(ch in event for ch in "\r\n\x00"):
             raise ValueError("event must not contain line breaks or NUL")
-        keys = secret_list(secret)
+        keys = self._keys_of(secret)
         body, kind = encode_payload(payload, content_type)
-        ident = delivery_id or uuid.uuid4().hex
+        ident = delivery_id or os.urandom(16).hex()  # 128 random bits, as a uuid4's hex
         if not ident.isascii() or not ident.isprintable() or not 1 <= len(ident) <= 64:
             raise ValueError("delivery_id must be 1 to 64 printable ASCII characters")
         if self.row_before_dispatch:
             self._create_row(ident, url, event, len(body))
         return self._dispatch(Delivery(ident, url, event, "queued"), body, kind, keys)
+
+    def _keys_of(self, secret: Secrets) -> list[bytes]:
+        """Return ``secret_list(secret)``, remembering the last text secret's keys.
+
+        Why: a sender passes the same endpoint secret send after send, and decoding a
+        ``whsec_`` secret costs more than signing. One entry only, so a secret that was
+        rotated out is not kept beyond the next send with another one.
+        """
+        if isinstance(secret, str):
+            last = self._last_keys
+            if last is not None and last[0] == secret:
+                return last[1]
+            keys = secret_list(secret)
+            self._last_keys = (secret, keys)
+            return keys
+        return secret_list(secret)
 
     def check_target(self, target: str) -> str:
         """Return ``target`` if the outbound rules allow it, else raise TargetRefusedError.
@@ -324,12 +352,9 @@ class Webhook(Service):
             if status == "succeeded":
                 changes["delivered_at"] = now
             self._rows().filter(delivery_id=delivery.id).update(**changes)
-        return replace(
-            delivery,
-            status=status,
-            attempts=attempts,
-            response_status=response_status,
-            error=error,
+        # Built directly: ``dataclasses.replace`` costs more than the rest of this view.
+        return Delivery(
+            delivery.id, delivery.target, delivery.event, status, attempts, response_status, error
         )
 
     def delivery(self, delivery_id: str) -> Delivery | None:
@@ -371,6 +396,7 @@ class Webhook(Service):
     def close(self) -> None:
         """Refuse further sends; adapters release their client or queue."""
         self._closed = True
+        self._last_keys = None  # the remembered secret goes with the service
 
     def __repr__(self) -> str:
         return (

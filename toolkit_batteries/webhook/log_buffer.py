@@ -113,17 +113,13 @@ class DeliveryLogBuffer:
             rows, self._rows = self._rows, []
         if not rows:
             return 0
-        from django.db import DatabaseError, IntegrityError, transaction
-
-        from .models import WebhookDelivery
+        from django.db import DatabaseError, IntegrityError, connections, transaction
 
         alias = self.database.alias
         self.flushes += 1
         try:
             with transaction.atomic(using=alias):
-                WebhookDelivery.objects.using(alias).bulk_create(
-                    [WebhookDelivery(**fields) for fields in rows]
-                )
+                _insert_many(connections[alias], rows)
             return len(rows)
         except IntegrityError:
             return self._one_by_one(rows)
@@ -177,3 +173,47 @@ class DeliveryLogBuffer:
             timer.cancel()
         self.flush()
         atexit.unregister(self._atexit)
+
+
+def _insert_many(connection: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` with one multi-row ``INSERT`` per chunk, without model instances.
+
+    Why not ``bulk_create``: building a model per row and compiling the statement through
+    the ORM cost about 75 us per row on SQLite, more than the rest of a delivered send's
+    log work; here a row costs its tuple. Rows come only from ``Webhook._row_fields``
+    (text, integers, ``None``, aware datetimes), so only the datetimes need the backend's
+    adaptation, and a send's three equal timestamps are adapted once; a field a row lacks
+    takes the model's default, as ``bulk_create`` gave it.
+    """
+    from .models import WebhookDelivery
+
+    meta = WebhookDelivery._meta
+    fields = [field for field in meta.concrete_fields if not field.primary_key]
+    names = [field.name for field in fields]
+    defaults = {field.name: field.get_default() for field in fields}
+    stamps = [i for i, field in enumerate(fields) if field.get_internal_type() == "DateTimeField"]
+    adapt = connection.ops.adapt_datetimefield_value
+    adapted: dict[Any, Any] = {}
+    values: list[list[Any]] = []
+    for fields_of_row in rows:
+        row = [fields_of_row.get(name, defaults[name]) for name in names]
+        for i in stamps:
+            stamp = row[i]
+            if stamp is not None:
+                found = adapted.get(stamp)
+                row[i] = found if found is not None else adapted.setdefault(stamp, adapt(stamp))
+        values.append(row)
+    quote = connection.ops.quote_name
+    head = (
+        f"INSERT INTO {quote(meta.db_table)} "
+        f"({', '.join(quote(field.column) for field in fields)}) VALUES "
+    )
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    limit = connection.features.max_query_params or 30_000
+    per_statement = max(1, min(1000, limit // len(fields)))
+    with connection.cursor() as cursor:
+        for start in range(0, len(values), per_statement):
+            chunk = values[start : start + per_statement]
+            cursor.execute(
+                head + ", ".join([one] * len(chunk)), [value for row in chunk for value in row]
+            )

@@ -57,6 +57,7 @@ __all__ = [
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "SignatureError",
+    "keys_signature_header",
     "secret_list",
     "sign",
     "signature_header",
@@ -145,10 +146,22 @@ def signature_header(
     body: bytes, secrets: Secrets, timestamp: int, *, delivery_id: str, event: str
 ) -> str:
     """Return the ``Webhook-Signature`` value: ``v1,<b64> v1e,<b64>`` per secret."""
+    return keys_signature_header(
+        body, secret_list(secrets), timestamp, delivery_id=delivery_id, event=event
+    )
+
+
+def keys_signature_header(
+    body: bytes, keys: list[bytes], timestamp: int, *, delivery_id: str, event: str
+) -> str:
+    """:func:`signature_header` for keys :func:`secret_list` returned already.
+
+    A sender parses its secrets once per ``send``, not again on every attempt.
+    """
     parts: list[str] = []
     standard = _standard_content(delivery_id, timestamp, body)
     bound = _event_content(delivery_id, timestamp, event, body)
-    for key in secret_list(secrets):
+    for key in keys:
         parts.append(f"{SCHEME},{_mac(key, standard)}")
         parts.append(f"{EVENT_SCHEME},{_mac(key, bound)}")
     return " ".join(parts)

@@ -165,3 +165,33 @@ def test_a_cookie_the_provider_sets_is_never_sent_back(fake) -> None:
     first, *later = server.received
     assert first.status == 503 and len(later) == 2
     assert [r.header("cookie") for r in later] == [None, None]
+
+
+def test_the_address_check_runs_once_per_connection_and_again_on_a_new_one(
+    fake, monkeypatch
+) -> None:
+    """The guard resolves and checks when a connection opens, not on every call: calls on a
+    kept-alive connection add no lookup (the per-call cost stays the raw SDK's), and a new
+    connection (the provider dropped the old one) is resolved and checked again."""
+    adapter, server, key = fake
+    real = socket.getaddrinfo
+    lookups: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host == HOSTILE:
+            lookups.append(host)
+            host = "127.0.0.1"
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    url = server.url.replace("127.0.0.1", HOSTILE)
+    ai, container = _open(adapter, server, key, base_url=url)
+    try:
+        assert [ai.complete(f"call {n}").text for n in range(3)] == [TEXT] * 3
+        assert len(lookups) == 1  # one connection, kept alive, checked once
+        server._server.drop_connections()
+        assert ai.complete("after the drop").text == TEXT
+        assert len(lookups) == 2  # the new connection was resolved and checked
+    finally:
+        container.close()
+    assert len(server.received) == 4

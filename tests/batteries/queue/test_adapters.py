@@ -158,6 +158,29 @@ def test_kvserver_wake_tokens_only_while_someone_waits(make_queue, redis_url):
     client.close()
 
 
+def test_kvserver_a_refused_command_is_a_queue_error_naming_no_key(make_queue, redis_url):
+    # A key of the wrong type (another program wrote it): the server answered, so the
+    # queue is not unavailable; the error names the error class, never the key or value.
+    import redis
+
+    from toolkit_batteries.queue import QueueError
+
+    queue = make_queue("kvserver").queue
+    client = redis.Redis.from_url(redis_url)
+    client.set(f"{queue.prefix}queue:{{t}}:ready", b"not a sorted set")
+    calls = (
+        lambda: queue.push("t", b"x"),
+        lambda: queue.pop("t", timeout=0),
+        lambda: queue.size("t"),
+    )
+    for call in calls:
+        with pytest.raises(QueueError) as info:
+            call()
+        text = str(info.value)
+        assert text == "queue.default: the key-value server refused a command (ResponseError)"
+    client.close()
+
+
 def test_kvserver_url_wins_over_addr(make_queue, redis_url):
     port = free_port()  # nothing listens on it
     queue = make_queue("kvserver", addr=f"127.0.0.1:{port}").queue

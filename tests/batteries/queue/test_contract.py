@@ -173,6 +173,45 @@ class TestQueueContract:
         clock.advance(5)
         assert pop_now(queue).body == b"later"
 
+    def test_expired_leases_come_back_together_in_deadline_order(self, opened):
+        # Several leases lapse between two pops: one pop reclaims them all and the one
+        # still held stays out. They come back by deadline, not by push order, except on
+        # SQS, which promises no order.
+        queue, clock = opened.queue, opened.clock
+        for body in (b"a", b"b", b"c", b"d"):
+            queue.push("t", body)
+            clock.advance(0.001)
+        for lease in (3, 1, 2):
+            assert queue.pop("t", timeout=0, visibility_timeout=lease) is not None
+        held = queue.pop("t", timeout=0, visibility_timeout=60)
+        assert held.body == b"d"
+        clock.advance(3)
+        assert queue.size("t") == 3
+        again = [pop_now(queue) for _ in range(3)]
+        returned = [(m.body, m.attempts) for m in again]
+        if opened.variant == "sqs":
+            returned.sort()
+            assert returned == [(b"a", 2), (b"b", 2), (b"c", 2)]
+        else:
+            assert returned == [(b"b", 2), (b"c", 2), (b"a", 2)]
+        assert pop_now(queue) is None  # "d" is still leased
+        assert all(queue.ack(m) for m in again) and queue.ack(held)
+        assert queue.size("t") == 0
+
+    def test_a_pop_before_the_delay_leaves_delayed_messages_as_they_were(self, opened):
+        queue, clock = opened.queue, opened.clock
+        queue.push("t", b"in-five", delay=5)
+        for _ in range(3):  # each pop looks at the delayed head and leaves it
+            assert pop_now(queue) is None
+        queue.push("t", b"in-three", delay=3)
+        assert queue.size("t") == 2
+        clock.advance(3)
+        assert pop_now(queue).body == b"in-three"
+        assert pop_now(queue) is None
+        clock.advance(2)
+        message = pop_now(queue)
+        assert (message.body, message.attempts) == (b"in-five", 1)
+
     def test_visible_order_puts_due_messages_before_newer_ones(self, opened):
         queue, clock = opened.queue, opened.clock
         queue.push("t", b"delayed", delay=1)

@@ -169,3 +169,29 @@ def test_targets_breaking_the_outbound_rules_are_refused(make_hook, target, reas
     assert hook.check_target("https://hooks.example.com/x?token=abc") == (
         "https://hooks.example.com/x?token=abc"
     )
+
+
+def test_a_new_secret_signs_the_next_send_not_the_remembered_one(make_hook, receiver):
+    """``send`` remembers the last secret's keys: a different secret must replace them."""
+    from toolkit_batteries.webhook import verify
+    from toolkit_batteries.webhook.signing import SignatureError
+
+    hook = make_hook("http-sqlite").hook
+    for secret in ("first-secret", "second-secret", "first-secret"):
+        hook.send(receiver.url(), {"n": 1}, event="e", secret=secret)
+    first, second, third = receiver.wait_for(3)
+    verify(first.headers, first.body, "first-secret")
+    verify(second.headers, second.body, "second-secret")
+    verify(third.headers, third.body, "first-secret")
+    with pytest.raises(SignatureError):
+        verify(second.headers, second.body, "first-secret")
+    hook.close()
+    assert hook._last_keys is None
+
+
+def test_an_allowed_target_is_remembered_but_a_refused_one_is_refused_every_time(make_hook):
+    hook = make_hook("http-sqlite", allow_private_targets=False).hook
+    for _ in range(2):
+        with pytest.raises(TargetRefusedError):
+            hook.send("http://127.0.0.1:9/hook", b"x", event="e", secret=SECRET)
+    assert hook._allowed == {}

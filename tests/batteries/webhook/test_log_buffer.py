@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connections, transaction
@@ -63,7 +64,8 @@ def test_sends_cost_one_statement_per_batch_not_per_send(make_hook, receiver):
     with CaptureQueriesContext(connections[hook.database.alias]) as queries:
         ids = send(hook, receiver, 20)
     assert len(queries.captured_queries) <= 2 * 3  # per batch: INSERT (+ savepoint pair)
-    assert sum(q["sql"].startswith("INSERT") for q in queries.captured_queries) == 2
+    inserts = sum(q["sql"].startswith("INSERT") for q in queries.captured_queries)
+    assert 1 < inserts <= 1_100 // 50  # chunks of many rows, within the parameter limit
     assert stored(hook) == set(ids)
 
 
@@ -143,3 +145,44 @@ def test_bad_log_settings_are_refused_naming_the_field(make_hook, field, value):
     hook = make_hook("http-sqlite").hook
     with pytest.raises(ValueError, match=field):
         hook.configure(**{field: value})
+
+
+def test_a_batched_row_holds_the_send_instant_in_every_time_column(
+    make_hook, receiver, http_variant
+):
+    """The rows skip the ORM (one adapted timestamp per send): they must read back alike."""
+    instant = 1_767_225_600.25
+    hook = make_hook(http_variant).hook
+    hook.configure(clock=lambda: instant, log_batch=2, log_interval=60)
+    ids = send(hook, receiver, 2)
+    rows = WebhookDelivery.objects.using(hook.database.alias).filter(delivery_id__in=ids)
+    expected = datetime.fromtimestamp(instant, UTC)
+    assert len(rows) == 2
+    for row in rows:
+        assert row.created_at == row.updated_at == row.delivered_at == expected
+        assert (row.instance, row.adapter, row.event, row.last_error) == (
+            "default",
+            "http",
+            "e",
+            "",
+        )
+        assert row.target == receiver.url()
+
+
+def test_more_rows_than_one_statement_takes_are_all_written(make_hook, http_variant):
+    """Rows held while the database was down can exceed one statement's parameters."""
+    hook = make_hook(http_variant).hook
+    fields = [
+        hook._row_fields(
+            f"held-{i}", "https://hooks.example.com/x?token=t", "e", 3, status="succeeded"
+        )
+        for i in range(1_100)
+    ]
+    hook._log._rows.extend(fields)
+    with CaptureQueriesContext(connections[hook.database.alias]) as queries:
+        assert hook._log.flush() == 1_100
+    inserts = sum(q["sql"].startswith("INSERT") for q in queries.captured_queries)
+    assert 1 < inserts <= 1_100 // 50  # chunks of many rows, within the parameter limit
+    assert len(stored(hook)) == 1_100
+    row = WebhookDelivery.objects.using(hook.database.alias).get(delivery_id="held-7")
+    assert row.target == "https://hooks.example.com/x?[redacted]"

@@ -1,7 +1,8 @@
 """Google Gemini (adapter ``gemini``, canonical ``llm_c``): Generative Language API, SDK.
 
 Wire format (the provider's public API reference), as the ``google-genai`` SDK sends it
-on the guarded ``httpx`` client it accepts:
+on the guarded ``httpx2`` client it accepts (its default client package, leaner per call
+than ``httpx``; see ``_httpx2``):
 
 * ``POST {base_url}/v1beta/models/{model}:generateContent`` with
   ``x-goog-api-key: <key>``; body ``{"contents": [{"role": "user"|"model", "parts":
@@ -30,12 +31,14 @@ from toolkit_batteries.core.outbound import OutboundBlockedError
 from toolkit_batteries.core.tracing import traced
 
 from ..base import ChatResult, Embeddings, ToolCall, Usage
-from ._common import ProviderAI, Settings, guarded_client
+from ._common import ProviderAI, Settings
 
 try:
-    import httpx
+    import httpx2
     from google import genai
     from google.genai import errors as genai_errors
+
+    from ._httpx2 import guarded_client2
 except ImportError:  # pragma: no cover - the ai extra is part of dev installs
     raise MissingExtraError("ai", "llm_c", "ai", "google-genai") from None
 
@@ -57,11 +60,11 @@ class GeminiAI(ProviderAI):
     default_embedding_model = "gemini-embedding-001"
     default_base_url = DEFAULT_BASE_URL
     #: The SDK's errors, the HTTP client's and the guard's refusal.
-    failures = (genai_errors.APIError, httpx.HTTPError, OutboundBlockedError)
+    failures = (genai_errors.APIError, httpx2.HTTPError, OutboundBlockedError)
 
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(settings, **kwargs)
-        self._http = guarded_client(settings)
+        self._http = guarded_client2(settings)
         self._client = genai.Client(
             vertexai=False,  # never switched to another API by GOOGLE_GENAI_USE_VERTEXAI
             api_key=settings.api_key,

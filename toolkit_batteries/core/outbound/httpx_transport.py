@@ -31,7 +31,7 @@ import contextvars
 import ssl
 import time
 import typing
-from collections.abc import Iterator
+from collections.abc import AsyncIterable, Iterable, Iterator
 from typing import Any, ClassVar
 
 import anyio
@@ -305,11 +305,21 @@ class GuardedTransport(_GuardedPool, httpx.BaseTransport):
     _backend_class = GuardedBackend
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self._response(*self.send(request))
+
+    def send(self, request: Any) -> tuple[httpcore.Response, httpx.SyncByteStream]:
+        """Send ``request`` (an ``httpx.Request``, or one of the same shape such as
+        ``httpx2``'s) through the guarded pool; return httpcore's answer and its body stream.
+
+        A bridge from an httpx-compatible client builds its own response from these, so
+        each call is converted once instead of through an ``httpx.Response`` as well.
+        Raises httpx's errors, as the body stream does.
+        """
         core = _core_request(request, self.allow_insecure)
         with _httpx_errors():
             response = self._pool.handle_request(core)
-        assert isinstance(response.stream, typing.Iterable)
-        return self._response(response, _Stream(response.stream))
+        assert isinstance(response.stream, Iterable)  # not typing's alias: a slower check
+        return response, _Stream(response.stream)
 
     def close(self) -> None:
         self._pool.close()
@@ -325,7 +335,7 @@ class AsyncGuardedTransport(_GuardedPool, httpx.AsyncBaseTransport):
         core = _core_request(request, self.allow_insecure)
         with _httpx_errors():
             response = await self._pool.handle_async_request(core)
-        assert isinstance(response.stream, typing.AsyncIterable)
+        assert isinstance(response.stream, AsyncIterable)
         return self._response(response, _AsyncStream(response.stream))
 
     async def aclose(self) -> None:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit_batteries.core.adapter import ClosedResource, OpenContext
+from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError
+from toolkit_batteries.core.kvkeys import KVServerKeys, ms
 from toolkit_batteries.core.tracing import traced
-from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import DEFAULT_TTL, Idempotency, ReservationState
 
@@ -57,10 +57,6 @@ return redis.call('DEL', KEYS[1])
 """
 
 
-def _ms(value: float) -> int:
-    return max(1, int(value * 1000))
-
-
 def _found(fields: list[Any]) -> _Found:
     state, fingerprint, payload = fields
     return (
@@ -71,10 +67,15 @@ def _found(fields: list[Any]) -> _Found:
 
 
 @traced("_reserve", "_commit", "_release", "_get", "_delete")
-class KVServerIdempotency(Idempotency):
+class KVServerIdempotency(KVServerKeys, Idempotency):
     """Idempotency records stored as expiring hashes on a key-value server."""
 
     adapter_name = "kvserver"
+    default_prefix = DEFAULT_PREFIX
+    scripts = {"_reserve_script": _RESERVE, "_commit_script": _COMMIT, "_release_script": _RELEASE}
+    _reserve_script: Any
+    _commit_script: Any
+    _release_script: Any
 
     def __init__(
         self,
@@ -87,33 +88,19 @@ class KVServerIdempotency(Idempotency):
     ) -> None:
         """Use ``client`` (a ``redis.Redis``) and keys starting with ``prefix``."""
         super().__init__(ttl=ttl, instance=instance)
-        self._client = client
-        self.prefix = prefix or DEFAULT_PREFIX.format(instance=instance)
-        self.target = target
-        self._unreachable = kv_unreachable(self.service_name, instance)
-        self._reserve_script = client.register_script(_RESERVE)
-        self._commit_script = client.register_script(_COMMIT)
-        self._release_script = client.register_script(_RELEASE)
+        self._use_client(client, prefix=prefix, target=target)
 
     @classmethod
     def open(cls, ctx: OpenContext) -> KVServerIdempotency:
         """Borrow the shared client for ``kvserver.addr`` (nothing connects yet)."""
-        from toolkit_batteries.core.pools import resolve_kv_address
-
         block = ctx.options.kvserver
-        address = resolve_kv_address(ctx.service, block, instance=ctx.instance)
-        client = ctx.pools.kvserver(
-            ctx.service,
-            block,
-            instance=ctx.instance,
-            dedicated=bool(ctx.options.dedicated_pool),
-        )
+        client, target = cls.borrow(ctx, block, dedicated=bool(ctx.options.dedicated_pool))
         return cls(
             client,
             prefix=block.prefix,
             ttl=ctx.options.ttl.total_seconds(),
             instance=ctx.instance,
-            target=address.describe(),
+            target=target,
         )
 
     # ------------------------------------------------------------------ primitives
@@ -121,14 +108,14 @@ class KVServerIdempotency(Idempotency):
     def _reserve(self, key: str, token: str, fingerprint: str, ttl: float) -> _Found | None:
         with self._unreachable:
             fields = self._reserve_script(
-                keys=[self.prefix + key], args=[token, fingerprint, _ms(ttl)]
+                keys=[self.prefix + key], args=[token, fingerprint, ms(ttl)]
             )
         return None if fields is None else _found(fields)
 
     def _commit(self, key: str, payload: bytes, ttl: float, token: str) -> bool:
         with self._unreachable:
             return bool(
-                self._commit_script(keys=[self.prefix + key], args=[token, payload, _ms(ttl)])
+                self._commit_script(keys=[self.prefix + key], args=[token, payload, ms(ttl)])
             )
 
     def _release(self, key: str, token: str) -> bool:
@@ -143,18 +130,3 @@ class KVServerIdempotency(Idempotency):
     def _delete(self, key: str) -> bool:
         with self._unreachable:
             return bool(self._client.delete(self.prefix + key))
-
-    def ttl_ms(self, key: str) -> int | None:
-        """Return the milliseconds ``key``'s record has left, or ``None`` when absent."""
-        with self._unreachable:
-            left = self._client.pttl(self.prefix + key)
-        return left if left >= 0 else None
-
-    def close(self) -> None:
-        """Stop using the client; the container's registry closes it."""
-        closed = ClosedResource(self.service_name, self.instance)
-        self._client = self._reserve_script = self._commit_script = closed
-        self._release_script = closed
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} idempotency.{self.instance} {self.target}>"

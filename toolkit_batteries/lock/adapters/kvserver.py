@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit_batteries.core.adapter import ClosedResource, OpenContext
+from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError
+from toolkit_batteries.core.kvkeys import KVServerKeys, ms
 from toolkit_batteries.core.tracing import traced
-from toolkit_batteries.core.transport import kv_unreachable
 
 from ..base import Lock, seconds
 
@@ -54,15 +54,16 @@ return redis.call('PEXPIRE', KEYS[1], left + tonumber(ARGV[2]))
 """
 
 
-def _ms(value: float) -> int:
-    return max(1, int(value * 1000))
-
-
 @traced("_try_acquire", "_release", "_refresh", "_extend", "_owner")
-class KVServerLock(Lock):
+class KVServerLock(KVServerKeys, Lock):
     """Leases stored as expiring keys on a key-value server."""
 
     adapter_name = "kvserver"
+    default_prefix = DEFAULT_PREFIX
+    scripts = {"_release_script": _RELEASE, "_refresh_script": _REFRESH, "_extend_script": _EXTEND}
+    _release_script: Any
+    _refresh_script: Any
+    _extend_script: Any
 
     def __init__(
         self,
@@ -76,36 +77,27 @@ class KVServerLock(Lock):
     ) -> None:
         """Use ``client`` (a ``redis.Redis``) and keys starting with ``prefix``."""
         super().__init__(ttl=ttl, retry_interval=retry_interval, instance=instance)
-        self._client = client
-        self.prefix = prefix or DEFAULT_PREFIX.format(instance=instance)
-        self.target = target
-        self._unreachable = kv_unreachable(self.service_name, instance)
-        self._release_script = client.register_script(_RELEASE)
-        self._refresh_script = client.register_script(_REFRESH)
-        self._extend_script = client.register_script(_EXTEND)
+        self._use_client(client, prefix=prefix, target=target)
 
     @classmethod
     def open(cls, ctx: OpenContext) -> KVServerLock:
         """Borrow the shared client for the configured server (nothing connects yet)."""
-        from toolkit_batteries.core.pools import resolve_kv_address
-
         options = ctx.options
-        address = resolve_kv_address(ctx.service, options, instance=ctx.instance, url=options.url)
-        client = ctx.pools.kvserver(ctx.service, options, instance=ctx.instance, url=options.url)
+        client, target = cls.borrow(ctx, options, url=options.url)
         return cls(
             client,
             prefix=options.prefix,
             ttl=seconds(options.ttl) or 0.0,
             retry_interval=seconds(options.retry_interval) or 0.0,
             instance=ctx.instance,
-            target=address.describe(),
+            target=target,
         )
 
     # ------------------------------------------------------------------ primitives
 
     def _try_acquire(self, name: str, token: str, ttl: float) -> bool:
         with self._unreachable:
-            return bool(self._client.set(self.prefix + name, token, nx=True, px=_ms(ttl)))
+            return bool(self._client.set(self.prefix + name, token, nx=True, px=ms(ttl)))
 
     def _release(self, name: str, token: str) -> bool:
         with self._unreachable:
@@ -113,27 +105,13 @@ class KVServerLock(Lock):
 
     def _refresh(self, name: str, token: str, ttl: float) -> bool:
         with self._unreachable:
-            return bool(self._refresh_script(keys=[self.prefix + name], args=[token, _ms(ttl)]))
+            return bool(self._refresh_script(keys=[self.prefix + name], args=[token, ms(ttl)]))
 
     def _extend(self, name: str, token: str, by: float) -> bool:
         with self._unreachable:
-            return bool(self._extend_script(keys=[self.prefix + name], args=[token, _ms(by)]))
+            return bool(self._extend_script(keys=[self.prefix + name], args=[token, ms(by)]))
 
     def _owner(self, name: str) -> str | None:
         with self._unreachable:
             raw = self._client.get(self.prefix + name)
         return None if raw is None else raw.decode(errors="replace")
-
-    def ttl_ms(self, name: str) -> int | None:
-        """Return the milliseconds left on ``name``'s lease, or ``None`` when it is free."""
-        with self._unreachable:
-            left = self._client.pttl(self.prefix + name)
-        return left if left >= 0 else None
-
-    def close(self) -> None:
-        """Stop using the client; the container's registry closes it."""
-        closed = ClosedResource(self.service_name, self.instance)
-        self._client = self._release_script = self._refresh_script = self._extend_script = closed
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} lock.{self.instance} {self.target}>"

@@ -31,7 +31,13 @@ from toolkit_batteries.resilience.base import Policy, PolicySettings
 
 from ..base import Delivery, TargetRefusedError, Webhook, host_of
 from ..log_buffer import DeliveryLogBuffer
-from ..signing import EVENT_HEADER, ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_header
+from ..signing import (
+    EVENT_HEADER,
+    ID_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    keys_signature_header,
+)
 
 with MissingExtraError.guard("webhook", "http", "webhook", "httpx"):
     import httpx
@@ -192,7 +198,7 @@ class HTTPWebhook(Webhook):
             ID_HEADER: delivery.id,
             EVENT_HEADER: delivery.event,
             TIMESTAMP_HEADER: str(stamp),
-            SIGNATURE_HEADER: signature_header(
+            SIGNATURE_HEADER: keys_signature_header(
                 body, keys, stamp, delivery_id=delivery.id, event=delivery.event
             ),
         }
@@ -252,26 +258,49 @@ class HTTPWebhook(Webhook):
         )
 
     def _dispatch(self, delivery: Delivery, body: bytes, kind: str, keys: list[bytes]) -> Delivery:
-        counter = iter(range(1, 1 << 30))
+        """Run the first attempt directly; only a retryable failure enters the policy.
+
+        Why: this policy has only its retry layer (no breaker, no overall timeout, no
+        bulkhead bound), so for the first attempt it did nothing but cost a few
+        microseconds on every delivered send (issue 27). The failed first attempt is handed
+        to the policy as its own attempt 1 (re-raised, not re-sent), so the backoff before
+        each retry and the attempt numbers are the policy's, as before.
+        """
         started = time.monotonic()
         try:
-            return self._policy.call(
-                lambda: self._attempt_recorded(delivery, body, kind, keys, next(counter))
-            )
+            return self._attempt_recorded(delivery, body, kind, keys, 1)
         except AttemptFailed as failed:
-            if failed.refused:
-                raise TargetRefusedError(self.instance, _REFUSED) from None
-            found = self.delivery(delivery.id)
-            logger.error(
-                "webhook.%s: delivery %s (%s) to %s failed after %.1fs: %s",
-                self.instance,
-                delivery.id,
-                delivery.event,
-                host_of(delivery.target),
-                time.monotonic() - started,
-                failed.reason,
-            )
-            return found or delivery
+            first = failed
+        if not first.retryable or self.max_retries == 0:
+            return self._gave_up(delivery, first, started)
+        counter = iter(range(1, 1 << 30))
+
+        def attempt() -> Delivery:
+            number = next(counter)
+            if number == 1:
+                raise first  # sent and recorded above: the policy only schedules the rest
+            return self._attempt_recorded(delivery, body, kind, keys, number)
+
+        try:
+            return self._policy.call(attempt)
+        except AttemptFailed as failed:
+            return self._gave_up(delivery, failed, started)
+
+    def _gave_up(self, delivery: Delivery, failed: AttemptFailed, started: float) -> Delivery:
+        """Return the recorded failure (or raise for a refused target), logging it."""
+        if failed.refused:
+            raise TargetRefusedError(self.instance, _REFUSED) from None
+        found = self.delivery(delivery.id)
+        logger.error(
+            "webhook.%s: delivery %s (%s) to %s failed after %.1fs: %s",
+            self.instance,
+            delivery.id,
+            delivery.event,
+            host_of(delivery.target),
+            time.monotonic() - started,
+            failed.reason,
+        )
+        return found or delivery
 
     def close(self) -> None:
         """Write the deferred log rows and close the HTTP client's connections."""

@@ -16,7 +16,13 @@
 * The claim is one raw ``UPDATE ... WHERE id = (SELECT id ... FOR UPDATE SKIP LOCKED)``
   on PostgreSQL (a worker skips a row another holds instead of queueing behind it), the
   same without the locking clause on SQLite, whose write statements are serialised
-  anyway. Everything else goes through the ORM.
+  anyway. On PostgreSQL it runs as a prepared statement.
+* The per-step path is raw SQL too (issue 27: the ORM's compile cost more CPU than the
+  rest of a step): the run's insert (``ON CONFLICT DO NOTHING``, no savepoint), its
+  updates, and a step's record, which on PostgreSQL moves the run and writes the step's
+  row in one statement (``WITH moved AS (UPDATE ... RETURNING id) INSERT ... FROM
+  moved``). A step is then 7 round trips with the ``db`` queue (pop, claim, BEGIN,
+  move, next push, COMMIT, ack) where it was 8. Reads and rare paths use the ORM.
 """
 
 from __future__ import annotations
@@ -43,6 +49,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _RUN_FIELDS = tuple(RunRecord.__dataclass_fields__)
 _STEP_FIELDS = tuple(StepRecord.__dataclass_fields__)
+#: Run fields stored as JSON (the ORM's ``JSONField``): dumped, and cast on PostgreSQL.
+_JSON_FIELDS = frozenset({"input", "result"})
+
+
+def _quoted(name: str) -> str:
+    """Quote a run field's column name (``current`` is a keyword on PostgreSQL)."""
+    return f'"{name}"'
 
 
 def _guarded(method: F) -> F:
@@ -89,6 +102,15 @@ class DBWorkflow(Workflow):
         self.dialect: str = database.dialect
         self._run_model, self._step_model, self._signal_model = _models()
         runs = self._run_model._meta.db_table
+        self._runs_table = runs
+        #: psycopg's server-binding cursor (PostgreSQL), for :meth:`_fetch_one`.
+        self._prepare: Any = None
+        if self.dialect == "postgresql":
+            import psycopg
+
+            self._prepare = psycopg.Cursor
+        #: ``_update`` statements by shape (changed fields, owner, matched fields).
+        self._update_sqls: dict[Any, str] = {}
         steps = self._step_model._meta.db_table
         postgres = self.dialect == "postgresql"
         lock = " FOR UPDATE SKIP LOCKED" if postgres else ""
@@ -110,13 +132,27 @@ class DBWorkflow(Workflow):
         )
         self._claim_sql = self._claim_sql.replace("{at}", "")
         json_param = "%s::jsonb" if postgres else "%s"
-        self._put_step_sql = (
+        self._insert_sql = (
+            f"INSERT INTO {runs} ({', '.join(_quoted(name) for name in _RUN_FIELDS)}) "
+            f"VALUES ({', '.join(self._value_slot(name) for name in _RUN_FIELDS)}) "
+            "ON CONFLICT (id) DO NOTHING"
+        )
+        into = (
             f'INSERT INTO {steps} (run_id, "index", name, status, result, attempts, error, '
-            f"finished_at, compensated_at) VALUES (%s, %s, %s, %s, {json_param}, %s, %s, %s, %s) "
-            'ON CONFLICT (run_id, "index") DO UPDATE SET name = excluded.name, '
+            "finished_at, compensated_at) "
+        )
+        upsert = (
+            ' ON CONFLICT (run_id, "index") DO UPDATE SET name = excluded.name, '
             "status = excluded.status, result = excluded.result, attempts = excluded.attempts, "
             "error = excluded.error, finished_at = excluded.finished_at, "
             "compensated_at = excluded.compensated_at"
+        )
+        step_values = f"%s, %s, %s, {json_param}, %s, %s, %s, %s"
+        self._put_step_sql = f"{into}VALUES (%s, {step_values}){upsert}"
+        #: After ``WITH moved AS (UPDATE ... RETURNING id)``: the step row, only if it moved.
+        #: (``WHERE true`` keeps ``ON CONFLICT`` from parsing as a join's ``ON``.)
+        self._move_step_sql = (
+            f"{into}SELECT moved.id, {step_values} FROM moved WHERE true{upsert} RETURNING 1"
         )
 
     @classmethod
@@ -156,16 +192,14 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _insert(self, run: RunRecord) -> bool:
-        from django.db import IntegrityError, transaction
+        """Insert the run unless its id is taken: one statement, ``ON CONFLICT DO NOTHING``.
 
-        try:
-            with transaction.atomic(using=self.using):
-                self._run_model.objects.using(self.using).create(
-                    **{name: getattr(run, name) for name in _RUN_FIELDS}
-                )
-        except IntegrityError:
-            return False
-        return True
+        Why not ``create`` in a savepoint: catching the duplicate key needed its own
+        ``atomic`` block, two more round trips (BEGIN and COMMIT, or a savepoint's pair in
+        the caller's transaction) on every ``start`` (issue 27).
+        """
+        params = [self._value(name, getattr(run, name)) for name in _RUN_FIELDS]
+        return self.database.execute(self._insert_sql, params) == 1
 
     @_guarded
     def _load(self, run_id: str) -> RunRecord | None:
@@ -180,7 +214,7 @@ class DBWorkflow(Workflow):
         sql = self._claim_sql
         if at is not None:
             sql, params = self._claim_at_sql, (*params, int(at[0]), bool(at[1]))
-        row = self.database.fetch_one(sql, params)
+        row = self._fetch_one(sql, params)
         if row is None:
             return None
         found = dict(zip(_RUN_FIELDS, row, strict=True))
@@ -199,15 +233,94 @@ class DBWorkflow(Workflow):
         owner: str | None = None,
         expect: dict[str, Any] | None = None,
     ) -> bool:
-        rows = self._runs.filter(pk=run_id, **self._lookups(owner, expect))
-        return rows.update(**changes) == 1
+        sql, params = self._update_statement(run_id, changes, owner, expect)
+        return self.database.execute(sql, params) == 1
+
+    def _update_statement(
+        self,
+        run_id: str,
+        changes: dict[str, Any],
+        owner: str | None,
+        expect: dict[str, Any] | None,
+    ) -> tuple[str, list[Any]]:
+        """Return the raw ``UPDATE`` of ``_update`` and its parameters.
+
+        Why not the ORM: building and compiling a queryset cost more CPU than the rest of
+        a step's bookkeeping (issue 27). The statement text depends only on which fields
+        change and are matched, so it is built once per shape. The names come from this
+        package's own callers (run fields), never from user input.
+        """
+        expect = expect or {}
+        shape = (
+            tuple(changes),
+            owner is not None,
+            tuple((key, len(v) if isinstance(v, tuple) else -1) for key, v in expect.items()),
+        )
+        sql = self._update_sqls.get(shape)
+        if sql is None:
+            sets = ", ".join(f"{_quoted(name)} = {self._value_slot(name)}" for name in changes)
+            where = ["id = %s", "namespace = %s"]
+            if owner is not None:
+                where.append("lease_owner = %s")
+            for key, size in shape[2]:
+                match = "= %s" if size < 0 else f"IN ({', '.join(['%s'] * size)})"
+                where.append(f"{_quoted(key)} {match}")
+            sql = f"UPDATE {self._runs_table} SET {sets} WHERE {' AND '.join(where)}"
+            self._update_sqls[shape] = sql
+        params = [self._value(name, value) for name, value in changes.items()]
+        params += [run_id, self.namespace] + ([owner] if owner is not None else [])
+        for value in expect.values():
+            params.extend(value if isinstance(value, tuple) else (value,))
+        return sql, params
+
+    def _value_slot(self, name: str) -> str:
+        return "%s::jsonb" if name in _JSON_FIELDS and self.dialect == "postgresql" else "%s"
 
     @staticmethod
-    def _lookups(owner: str | None, expect: dict[str, Any] | None) -> dict[str, Any]:
-        lookups: dict[str, Any] = {} if owner is None else {"lease_owner": owner}
-        for key, wanted in (expect or {}).items():
-            lookups[f"{key}__in" if isinstance(wanted, tuple) else key] = wanted
-        return lookups
+    def _value(name: str, value: Any) -> Any:
+        if name in _JSON_FIELDS and value is not None:
+            return json.dumps(value)
+        return value
+
+    @_guarded
+    def _move(
+        self,
+        run_id: str,
+        changes: dict[str, Any],
+        owner: str,
+        expect: dict[str, Any],
+        step: StepRecord,
+    ) -> bool:
+        """On PostgreSQL the run's move and the step's record are one statement (a CTE).
+
+        The step row is written only when the ``UPDATE`` matched (``FROM moved``), so the
+        answer and the effect are those of ``_update`` then ``_put_step``. SQLite has no
+        writing CTE; there both statements run (in-process, no round trip to save).
+        """
+        if self.dialect != "postgresql":
+            return super()._move(run_id, changes, owner, expect, step)
+        update, params = self._update_statement(run_id, changes, owner, expect)
+        sql = f"WITH moved AS ({update} RETURNING id) {self._move_step_sql}"
+        params += self._step_params(step)
+        return self._fetch_one(sql, params) is not None
+
+    def _fetch_one(self, sql: str, params: Any) -> tuple[Any, ...] | None:
+        """``database.fetch_one``, as a prepared statement on PostgreSQL (the step's path).
+
+        Why: Django binds parameters client-side and never prepares; the claim and the
+        move run once per step with the same text, so psycopg's server-side binding with
+        ``prepare=True`` saves the quoting here and the parsing and planning in the server
+        (the queue's hot path does the same). Same connection, so inside the step's
+        ``atomic`` block it joins that transaction; errors are still Django's.
+        """
+        if not self._prepare:
+            return self.database.fetch_one(sql, params)
+        conn = self.database.django_connection
+        conn.ensure_connection()
+        with conn.wrap_database_errors, self._prepare(conn.connection) as cursor:
+            cursor.execute(sql, params, prepare=True)
+            row = cursor.fetchone()
+        return None if row is None else tuple(row)
 
     @_guarded
     def _park(self, run_id: str, owner: str, signal: str, changes: dict[str, Any]) -> bool:
@@ -219,10 +332,14 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _put_step(self, run_id: str, step: StepRecord) -> None:
+        self.database.execute(self._put_step_sql, [run_id, *self._step_params(step)])
+
+    @staticmethod
+    def _step_params(step: StepRecord) -> list[Any]:
+        """Return the step's values for ``_put_step_sql`` after the run id."""
         result = None if step.result is None else json.dumps(step.result)
-        params = (run_id, step.index, step.name, step.status, result, step.attempts)
-        params += (step.error, step.finished_at, step.compensated_at)
-        self.database.execute(self._put_step_sql, params)
+        fields = (step.index, step.name, step.status, result, step.attempts, step.error)
+        return [*fields, step.finished_at, step.compensated_at]
 
     @_guarded
     def _steps(self, run_id: str) -> list[StepRecord]:
