@@ -10,24 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SCHEMA = """\
-entity Team {
-  id: uuid @primary
-  owner: string
-}
+from tests.support.schemas import TEAM_TAG_NOTE
 
-entity Tag {
-  id: uuid @primary
-  label: string
-}
-
-entity Note {
-  id: uuid @primary
-  owner: string
-  team_id: uuid
-  belongs_to team: Team @foreign_key(team_id)
-  many_to_many tags: Tag { join_table: note_tags }
-}
+SCHEMA = (
+    TEAM_TAG_NOTE
+    + """\
 
 service NoteService {
   rpc GetTeam(id: uuid) -> Team {
@@ -48,6 +35,7 @@ service NoteService {
   }
 }
 """
+)
 
 
 def _schema(tmp_path: Path) -> Path:

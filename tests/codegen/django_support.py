@@ -105,6 +105,37 @@ def build_app(
 
 
 @contextmanager
+def served_schema(
+    root: Path,
+    text: str,
+    label: str,
+    db_blocker: Any,
+    handlers: str | None = None,
+    toolkit: dict[str, Any] | None = None,
+) -> Iterator[GeneratedApp]:
+    """Compile schema ``text`` (and ``handlers`` source) into app ``label``; install it.
+
+    The app is migrated and installed for the block, as a module fixture's app is, with
+    ``TOOLKIT`` set to ``toolkit`` (the jwt auth block and more) when given.
+    """
+    schema_dir = root / "schema"
+    schema_dir.mkdir(parents=True)
+    (schema_dir / "app.toolkit").write_text(text)
+    handlers_file = None
+    if handlers is not None:
+        handlers_file = root / "handlers.py"
+        handlers_file.write_text(handlers)
+    app = build_app(root / "app", schema_dir, label, handlers=handlers_file)
+    app.schema_dir = schema_dir
+    with installed(app, db_blocker):
+        if toolkit is None:
+            yield app
+            return
+        with override_settings(TOOLKIT=toolkit):
+            yield app
+
+
+@contextmanager
 def installed(app: GeneratedApp, db_blocker: Any = None) -> Iterator[None]:
     """Install the app (and migrate it when ``db_blocker`` is given) for the block."""
     sys.path.insert(0, str(app.sys_path))

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.test.utils import override_settings
 from django.urls import resolve
 from rest_framework.viewsets import ViewSet
 
@@ -28,10 +27,10 @@ from toolkit_codegen.backends.crud import crud_of, crud_service_text, is_crud
 from toolkit_codegen.compiler import load_sources
 
 try:
-    from .django_support import TOOLKIT_AUTH, build_app, installed
+    from .django_support import TOOLKIT_AUTH, build_app, installed, served_schema
     from .test_django_api import assert_documents_agree, compiled_document, served_document
 except ImportError:  # rootdir-relative import mode (tests/codegen is not a package)
-    from django_support import TOOLKIT_AUTH, build_app, installed
+    from django_support import TOOLKIT_AUTH, build_app, installed, served_schema
     from test_django_api import assert_documents_agree, compiled_document, served_document
 
 SCHEMA = """
@@ -140,17 +139,8 @@ def app(
 ) -> Iterator[Any]:
     """Compile SCHEMA with HANDLERS into an installed, migrated app."""
     root = tmp_path_factory.mktemp("viewsets")
-    schema_dir = root / "schema"
-    schema_dir.mkdir()
-    (schema_dir / "app.toolkit").write_text(SCHEMA)
-    handlers = root / "handlers.py"
-    handlers.write_text(HANDLERS)
-    built = build_app(root / "app", schema_dir, "vs", handlers=handlers)
-    built.schema_dir = schema_dir
-    with (
-        installed(built, django_db_blocker),
-        override_settings(TOOLKIT={**TOOLKIT_AUTH, "permission": PERMISSION}),
-    ):
+    toolkit = {**TOOLKIT_AUTH, "permission": PERMISSION}
+    with served_schema(root, SCHEMA, "vs", django_db_blocker, HANDLERS, toolkit) as built:
         yield built
 
 

@@ -22,9 +22,9 @@ from toolkit_batteries import services
 from toolkit_batteries.http.errors import MAX_JSON_DEPTH
 
 try:
-    from .django_support import build_app, installed
+    from .django_support import served_schema
 except ImportError:  # rootdir-relative import mode (tests/codegen is not a package)
-    from django_support import build_app, installed
+    from django_support import served_schema
 
 SCHEMA = """\
 entity Doc {
@@ -56,11 +56,7 @@ def docs_app(
     tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any, django_db_blocker: Any
 ) -> Any:
     root = tmp_path_factory.mktemp("inputs")
-    schema = root / "schema"
-    schema.mkdir()
-    (schema / "app.toolkit").write_text(SCHEMA)
-    app = build_app(root / "app", schema, "cg_inputs")
-    with installed(app, django_db_blocker):
+    with served_schema(root, SCHEMA, "cg_inputs", django_db_blocker) as app:
         yield app
 
 

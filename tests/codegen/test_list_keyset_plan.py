@@ -22,9 +22,9 @@ from django.db import connection, connections
 from django.test import Client
 
 try:
-    from .django_support import build_app, installed
+    from .django_support import served_schema
 except ImportError:  # rootdir-relative import mode (tests/codegen is not a package)
-    from django_support import build_app, installed
+    from django_support import served_schema
 
 SCHEMA = """
 entity Item {
@@ -47,11 +47,7 @@ def app(
 ) -> Iterator[Any]:
     """Compile SCHEMA (a CRUD list only) into an installed, migrated app."""
     root = tmp_path_factory.mktemp("keyset")
-    schema_dir = root / "schema"
-    schema_dir.mkdir()
-    (schema_dir / "app.toolkit").write_text(SCHEMA)
-    built = build_app(root / "app", schema_dir, "ks")
-    with installed(built, django_db_blocker):
+    with served_schema(root, SCHEMA, "ks", django_db_blocker) as built:
         yield built
 
 

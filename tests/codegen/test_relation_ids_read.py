@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext, override_settings
+from django.test.utils import CaptureQueriesContext
 
 from toolkit_batteries import services
 
 try:
-    from .django_support import TOOLKIT_AUTH, build_app, installed
+    from .django_support import TOOLKIT_AUTH, served_schema
 except ImportError:  # rootdir-relative import mode (tests/codegen is not a package)
-    from django_support import TOOLKIT_AUTH, build_app, installed
+    from django_support import TOOLKIT_AUTH, served_schema
 
 SCHEMA = """
 entity Tag {
@@ -95,16 +95,8 @@ def app(
     tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any, django_db_blocker: Any
 ) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("relation_reads")
-    schema_dir = root / "schema"
-    schema_dir.mkdir()
-    (schema_dir / "app.toolkit").write_text(SCHEMA)
-    handlers = root / "handlers.py"
-    handlers.write_text(HANDLERS)
-    built = build_app(root / "app", schema_dir, "rr", handlers=handlers)
-    with (
-        installed(built, django_db_blocker),
-        override_settings(TOOLKIT={**TOOLKIT_AUTH, "permission": PERMISSION}),
-    ):
+    toolkit = {**TOOLKIT_AUTH, "permission": PERMISSION}
+    with served_schema(root, SCHEMA, "rr", django_db_blocker, HANDLERS, toolkit) as built:
         yield built
 
 

@@ -10,28 +10,15 @@ mapping is executed as Python against the real runtime classes).
 
 from __future__ import annotations
 
+from tests.support.schemas import TEAM_TAG_NOTE
 from toolkit_batteries.api_runtime import crud
 from toolkit_codegen.backends.views import render_views
 from toolkit_codegen.compiler import load_sources
 
-BASE = """
-entity Team {
-  id: uuid @primary
-  owner: string
-}
-
-entity Tag {
-  id: uuid @primary
-  label: string
-}
-
-entity Note {
-  id: uuid @primary
-  owner: string
-  team_id: uuid
-  belongs_to team: Team @foreign_key(team_id)
-  many_to_many tags: Tag { join_table: note_tags }
-}
+BASE = (
+    "\n"
+    + TEAM_TAG_NOTE
+    + """\
 
 service S {
   rpc CreateNote(owner: string, team_id: uuid, tags: [uuid]) -> Note {
@@ -43,6 +30,7 @@ service S {
     auth: required
   }
 """
+)
 
 
 def _views(rpcs: str) -> str:

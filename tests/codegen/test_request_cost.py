@@ -24,9 +24,9 @@ from django.db import close_old_connections
 from django.test.utils import override_settings
 
 try:
-    from .django_support import build_app, installed
+    from .django_support import served_schema
 except ImportError:  # rootdir-relative import mode (tests/codegen is not a package)
-    from django_support import build_app, installed
+    from django_support import served_schema
 
 SCHEMA = """\
 entity Member {
@@ -63,10 +63,7 @@ def members_app(
     tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any, django_db_blocker: Any
 ) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("cost")
-    (root / "schema").mkdir()
-    (root / "schema" / "app.toolkit").write_text(SCHEMA)
-    app = build_app(root / "app", root / "schema", "cg_cost")
-    with installed(app, django_db_blocker):
+    with served_schema(root, SCHEMA, "cg_cost", django_db_blocker) as app:
         yield app
 
 
