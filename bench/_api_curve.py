@@ -118,12 +118,17 @@ for size in sizes:
     result[size] = times
 from django.db import connection
 from django.db.models import Q
-deep = User.objects.order_by("created_at", "id").filter(
+from toolkit_batteries.api_runtime.crud import page_rows
+baseline_deep = User.objects.order_by("created_at", "id").filter(
     Q(created_at__gt=mark.created_at) | Q(created_at=mark.created_at, id__gt=mark.id))[:limit + 1]
-sql, params = deep.query.sql_with_params()
-with connection.cursor() as cursor:
-    cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
-    plan = "; ".join(str(row[-1]) for row in cursor.fetchall())
+generated_deep = page_rows(User.objects, ["created_at", "id"], [mark.created_at, mark.id])
+plans = []
+for label, deep in (("generated", generated_deep[:limit + 1]), ("plain", baseline_deep)):
+    sql, params = deep.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
+        plans.append(label + ": " + "; ".join(str(row[-1]) for row in cursor.fetchall()))
+plan = " / ".join(plans)
 import cProfile, pstats
 calls = {}
 for name in ("generated POST", "plain POST (same validation)"):
