@@ -237,12 +237,6 @@ class DBQueue(Queue):
             self._sql[name] = (plain, relaxed)
         # A local push wakes local pollers at once; other processes are seen by polling.
         self._pushed = threading.Condition()
-        #: psycopg's server-binding cursor, for the prepared hot path (PostgreSQL only).
-        self._prepared_cursor: Any = None
-        if postgres:
-            import psycopg
-
-            self._prepared_cursor = psycopg.Cursor
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBQueue:
@@ -280,17 +274,9 @@ class DBQueue(Queue):
                 return (
                     database.fetch_one(plain, params) if fetch else database.execute(plain, params)
                 )
-            if self._prepared_cursor is None:
-                return (
-                    database.fetch_one(relaxed, params)
-                    if fetch
-                    else database.execute(relaxed, params)
-                )
-            if conn.connection is None:
-                conn.ensure_connection()
-            with conn.wrap_database_errors, self._prepared_cursor(conn.connection) as cursor:
-                cursor.execute(relaxed, params, prepare=True)
-                return cursor.fetchone() if fetch else cursor.rowcount
+            if fetch:
+                return database.fetch_one_prepared(relaxed, params)
+            return database.execute_prepared(relaxed, params)
 
     # ------------------------------------------------------------------ operations
 

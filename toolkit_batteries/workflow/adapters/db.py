@@ -103,12 +103,6 @@ class DBWorkflow(Workflow):
         self._run_model, self._step_model, self._signal_model = _models()
         runs = self._run_model._meta.db_table
         self._runs_table = runs
-        #: psycopg's server-binding cursor (PostgreSQL), for :meth:`_fetch_one`.
-        self._prepare: Any = None
-        if self.dialect == "postgresql":
-            import psycopg
-
-            self._prepare = psycopg.Cursor
         #: ``_update`` statements by shape (changed fields, owner, matched fields).
         self._update_sqls: dict[Any, str] = {}
         steps = self._step_model._meta.db_table
@@ -214,7 +208,7 @@ class DBWorkflow(Workflow):
         sql = self._claim_sql
         if at is not None:
             sql, params = self._claim_at_sql, (*params, int(at[0]), bool(at[1]))
-        row = self._fetch_one(sql, params)
+        row = self.database.fetch_one_prepared(sql, params)
         if row is None:
             return None
         found = dict(zip(_RUN_FIELDS, row, strict=True))
@@ -302,25 +296,7 @@ class DBWorkflow(Workflow):
         update, params = self._update_statement(run_id, changes, owner, expect)
         sql = f"WITH moved AS ({update} RETURNING id) {self._move_step_sql}"
         params += self._step_params(step)
-        return self._fetch_one(sql, params) is not None
-
-    def _fetch_one(self, sql: str, params: Any) -> tuple[Any, ...] | None:
-        """``database.fetch_one``, as a prepared statement on PostgreSQL (the step's path).
-
-        Why: Django binds parameters client-side and never prepares; the claim and the
-        move run once per step with the same text, so psycopg's server-side binding with
-        ``prepare=True`` saves the quoting here and the parsing and planning in the server
-        (the queue's hot path does the same). Same connection, so inside the step's
-        ``atomic`` block it joins that transaction; errors are still Django's.
-        """
-        if not self._prepare:
-            return self.database.fetch_one(sql, params)
-        conn = self.database.django_connection
-        conn.ensure_connection()
-        with conn.wrap_database_errors, self._prepare(conn.connection) as cursor:
-            cursor.execute(sql, params, prepare=True)
-            row = cursor.fetchone()
-        return None if row is None else tuple(row)
+        return self.database.fetch_one_prepared(sql, params) is not None
 
     @_guarded
     def _park(self, run_id: str, owner: str, signal: str, changes: dict[str, Any]) -> bool:
