@@ -33,7 +33,6 @@ from bench.queue import (
     REDIS_URL,
     _container,
     _drop_database,
-    _drop_prefix,
     _migrated_database,
     _RawScripts,
     _Threads,
@@ -49,6 +48,14 @@ BLOCK = 50
 
 
 # ---------------------------------------------------------------------- kvserver
+
+
+def _unlink_prefix(client: Any, prefix: str) -> None:
+    """Remove the run's keys with ``UNLINK``: a 1M-member key freed by ``DEL`` blocks
+    Redis long enough (seconds on a loaded machine) to time the client out."""
+    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+    if keys:
+        client.unlink(*keys)
 
 
 def _median_block_rate(times: list[float]) -> float:
@@ -103,7 +110,7 @@ def _kvserver(backlogs: tuple[int, ...], cycles: int) -> tuple[list, list]:
             mine, theirs = _kv_cycles(queue, scripts, cycles)
         finally:
             container.close()
-            _drop_prefix(raw, prefix)
+            _unlink_prefix(raw, prefix)
             raw.close()
         points.append(Point("kvserver toolkit", backlog, *percentiles(mine)))
         points.append(Point("raw redis-py EVALSHA", backlog, *percentiles(theirs)))
@@ -137,6 +144,9 @@ def _pg_fill(dsn: str, table: str, topics: tuple[str, ...], backlog: int) -> Non
                 (topic, BODY, backlog),
             )
         conn.execute(f"VACUUM ANALYZE {table}")
+        # The fill's dirty pages and WAL are written back now, not by a checkpoint that
+        # lands in the timed cycles (1M rows are ~0.5 GB of WAL: max_wal_size is 1 GB).
+        conn.execute("CHECKPOINT")
 
 
 def _pg_cycles(pool: _Threads, cycle: Any, total: int) -> tuple[float, list[float]]:
@@ -296,8 +306,9 @@ def curve() -> Any:
         pg_points,
         f"`python -m bench.run queue` ({mode}). {THREADS} threads, {cycles} cycles per "
         "side; the backlog is inserted with one `INSERT ... SELECT generate_series` per "
-        "topic, then `VACUUM ANALYZE` (not timed). *raw*: the adapter's own push, claim "
-        "and ack statements on plain autocommit psycopg connections, one per thread.\n\n"
+        "topic, then `VACUUM ANALYZE` and `CHECKPOINT` (not timed). *raw*: the adapter's "
+        "own push, claim and ack statements on plain autocommit psycopg connections, one "
+        "per thread.\n\n"
         f"The claim's inner `SELECT` at the largest backlog: {explained}.",
         xlabel="backlog (pending messages)",
     )

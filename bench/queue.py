@@ -19,7 +19,11 @@
   the migrated ``toolkit_queue_message`` table of a fresh database. The baseline is the
   same SQL through psycopg with one autocommit connection per thread (no Django, no
   toolkit layers, every commit durable), measured in the same run. A durable push waits
-  for the WAL flush, so the push side is bound by the disk's fsync time.
+  for the WAL flush, so the push side is bound by the disk's fsync time. Both sides send
+  server-side prepared statements (the raw side from psycopg's fifth execution on; the
+  adapter asks for it, which Django's ``prepare_threshold=None`` silently ignored until
+  issue 27's fix), so the gap left is Python work per message: with 4 threads the GIL
+  serialises it, which is why 4 threads showed a gap that one thread did not.
 
 Keys use a unique prefix; the PostgreSQL database is created, migrated and dropped by
 the run.

@@ -17,7 +17,9 @@ round (:func:`bench._measure.best_interleaved`):
   a raw psycopg connection to a ``vector(384)`` table.
 
 Neither side has an approximate index, so both are exact. (:func:`curve`, at the end,
-adds pgvector's HNSW index on both sides and measures sizes: ``docs/performance.md``.)
+adds pgvector's HNSW index on both sides and measures sizes on synthetic clustered data,
+with an ``ef_search`` sweep: ``docs/performance.md``; :func:`sqlite_memory` measures the
+SQLite reader's memory and p50 at the largest size, copy against SQL scan.)
 Target: at least 0.8x the raw query's rate. Recall@10 of each side is measured against
 an exact numpy search over the same float32 data (target 1.0 for the store's exact scans;
 the raw side's recall is printed with "no target"). A line without a computed target
@@ -81,8 +83,8 @@ def _fill(store: Any, vectors: Any) -> None:
         store.upsert([(f"r{start + i}", row) for i, row in enumerate(rows)], namespace="bench")
 
 
-def _open(dsn: str) -> tuple[Any, Any]:
-    """Migrate the vectorstore table into ``dsn`` and open a store on it."""
+def _open(dsn: str, **options: Any) -> tuple[Any, Any]:
+    """Migrate the vectorstore table into ``dsn`` and open a store on it (with ``options``)."""
     from django.core.management import call_command
     from django.db import connections
 
@@ -94,7 +96,7 @@ def _open(dsn: str) -> tuple[Any, Any]:
     entry = dsn_entry(dsn, None, service="vectorstore", instance="bench")
     alias = slot_alias(connections, entry, preferred="default", prefix="toolkit_db")
     call_command("migrate", "toolkit_vectorstore", database=alias, verbosity=0)
-    block = {"adapter": "db", "options": {"dsn": dsn, "dimension": DIMENSION}}
+    block = {"adapter": "db", "options": {"dsn": dsn, "dimension": DIMENSION, **options}}
     container = Container(Config.load({"vectorstore": {"bench": block}}, {}))
     return container, container.vectorstore("bench")
 
@@ -287,14 +289,41 @@ SCALE_SIZES = (10_000, 50_000, 200_000)
 CURVE_QUERIES = 20
 
 
+#: The clustered set's shape: topics, sub-topics per topic, and the noise of each level.
+TOPICS, SUBTOPICS, SUBTOPIC_NOISE, POINT_NOISE = 200, 10, 0.06, 0.04
+#: ``maintenance_work_mem`` (MiB) of the curve's index builds, both sides.
+BUILD_MEMORY = 1024
+#: The ``ef_search`` values swept at the largest size.
+SWEEP = (40, 100, 200, 400)
+
+
 def _curve_data(count: int) -> tuple[Any, Any]:
-    """Return (vectors, queries): float32, seeded, ``count`` x DIMENSION."""
+    """Return (vectors, queries): a seeded, synthetic clustered set, unit float32 rows.
+
+    Standard-normal vectors have no structure (every neighbour is nearly as far as any
+    other: HNSW's worst case); embeddings of text do. This is a two-level gaussian
+    mixture standing in for them: 200 topic directions, 10 sub-topics around each
+    (noise 0.06 per component, cosine ~0.65 to the topic), rows around a sub-topic
+    (noise 0.04, cosine ~0.8), normalised. Queries are drawn the same way, not taken
+    from the stored rows. Rows are in draw order, so each size is a prefix of the next.
+    """
     import numpy as np
 
     rng = np.random.default_rng(27)
-    vectors = rng.standard_normal((count, DIMENSION)).astype(np.float32)
-    queries = rng.standard_normal((CURVE_QUERIES, DIMENSION)).astype(np.float32)
-    return vectors, queries
+
+    def unit(array: Any) -> Any:
+        return (array / np.linalg.norm(array, axis=-1, keepdims=True)).astype(np.float32)
+
+    topics = unit(rng.standard_normal((TOPICS, DIMENSION)))
+    centres = np.repeat(topics, SUBTOPICS, axis=0)
+    centres = unit(centres + SUBTOPIC_NOISE * rng.standard_normal(centres.shape))
+
+    def draw(n: int) -> Any:
+        picked = centres[rng.integers(0, len(centres), n)]
+        noise = rng.standard_normal((n, DIMENSION), dtype=np.float32)
+        return unit(picked + np.float32(POINT_NOISE) * noise)
+
+    return draw(count), draw(CURVE_QUERIES)
 
 
 def _timed_pairs(ours: Any, base: Any, count: int, rounds: int = 3) -> tuple[list, list]:
@@ -337,11 +366,13 @@ def curve() -> Any:
     container = None
     points: list[Point] = []
     lines: list[Line] = []
+    sweep: list[dict[str, Any]] = []
     try:
-        container, store = _open(dsn)
+        container, store = _open(dsn, index_build_memory=BUILD_MEMORY)
         assert store.kind == "pgvector", store.kind
         with psycopg.connect(dsn, autocommit=True, prepare_threshold=None) as raw:
             raw.execute(f"CREATE TABLE raw (id integer PRIMARY KEY, embedding vector({DIMENSION}))")
+            raw.execute(f"SET maintenance_work_mem = '{BUILD_MEMORY}MB'")
             filled = 0
             for size in sizes:
                 # Load without the indexes (each size times its own build).
@@ -435,6 +466,9 @@ def curve() -> Any:
                     ),
                     Line(f"vectors hnsw build @{size // 1000}k (s)", ours_build, raw_build, "s"),
                 ]
+                if size == sizes[-1]:
+                    sweep = _sweep(store, raw, knn, query_list, query_texts, exact)
+                    lines += [line for row in sweep for line in row.pop("lines")]
                 raw.execute("RESET hnsw.ef_search")
     finally:
         if container is not None:
@@ -450,19 +484,76 @@ def curve() -> Any:
         f"vectorstore on pgvector: top-{K} latency by size ({DIMENSION} dims), exact vs HNSW",
         points,
         f"""`python -m bench.run vectorstore` ({mode}).
-Vectors: standard normal, float32, seeded ({DIMENSION} dimensions); {CURVE_QUERIES} cosine
-queries, three rounds, sides alternating. *toolkit exact*: `query(exact=True)`;
-*toolkit hnsw*: `query()` after `create_index()` (HNSW, m 16, ef_construction 64,
-ef_search 100 set with `SET LOCAL` per query, iterative scan). *raw pgvector*: the same
-`ORDER BY embedding <=> q LIMIT 10` on a `vector({DIMENSION})` table through raw psycopg,
-without then with its own HNSW index (same parameters, `SET hnsw.ef_search` once per
+Vectors: **synthetic clustered data** standing in for text embeddings (seeded, float32,
+unit length, {DIMENSION} dimensions): a two-level gaussian mixture of {TOPICS} topics x
+{SUBTOPICS} sub-topics, rows drawn around a sub-topic (`_curve_data` in
+`bench/vectorstore.py`); the {CURVE_QUERIES} cosine queries are drawn from the same mixture,
+not taken from the stored rows. Three rounds, sides alternating. *toolkit exact*:
+`query(exact=True)`; *toolkit hnsw*: `query()` after `create_index()` (HNSW, m 16,
+ef_construction 64, `index_build_memory` {BUILD_MEMORY} MiB, ef_search 100 set with
+`SET LOCAL` per query, iterative scan). *raw pgvector*: the same `ORDER BY embedding <=> q
+LIMIT 10` on a `vector({DIMENSION})` table through raw psycopg, without then with its own
+HNSW index (same parameters and `maintenance_work_mem`, `SET hnsw.ef_search` once per
 session). Recall@10 is against an exact numpy search of the same float32 data; build
-is the index build time in seconds at that size. Random normal vectors are the hardest
-case for HNSW (no clusters): real embeddings reach higher recall at the same
-`ef_search`.""",
+is the index build time in seconds at that size (PostgreSQL's parallel maintenance
+workers at their default, 2).
+
+`ef_search` sweep at {sizes[-1]:,} vectors (same queries and rounds; the raw side runs
+`SET hnsw.ef_search` to the same value):
+
+{_sweep_table(sweep)}""",
         ["recall@10", "build s"],
     )
     return Lines(lines)
+
+
+def _sweep(
+    store: Any, raw: Any, knn: str, queries: list, texts: list[str], exact: list
+) -> list[dict[str, Any]]:
+    """Time and score ``query(ef_search=n)`` for each n of SWEEP against raw pgvector."""
+    from bench._curves import Line, percentiles
+
+    rows: list[dict[str, Any]] = []
+    for ef in SWEEP:
+        raw.execute(f"SET hnsw.ef_search = {ef}")
+
+        def ours(i: int, ef: int = ef) -> Any:
+            return store.query(queries[i], k=K, namespace="bench", ef_search=ef)
+
+        def base(i: int) -> Any:
+            return raw.execute(knn, (texts[i],)).fetchall()
+
+        a, b = _timed_pairs(ours, base, CURVE_QUERIES)
+        recall = _recall([[int(m.id[1:]) for m in ours(i)] for i in range(CURVE_QUERIES)], exact)
+        raw_recall = _recall([[r[0] for r in base(i)] for i in range(CURVE_QUERIES)], exact)
+        p50, p99 = percentiles(a)
+        ok = recall >= 0.95 and p50 <= 10
+        label = f"vectors hnsw ef_search {ef} p50 ms (recall@{K} {recall:.3f})"
+        rows.append(
+            {
+                "ef": ef,
+                "p50": p50,
+                "p99": p99,
+                "recall": recall,
+                "raw_p50": percentiles(b)[0],
+                "raw_recall": raw_recall,
+                "lines": [
+                    Line(label, p50, percentiles(b)[0], "ms", "recall >= 0.95, <= 10 ms", ok)
+                ],
+            }
+        )
+    return rows
+
+
+def _sweep_table(rows: list[dict[str, Any]]) -> str:
+    """Return the sweep as a markdown table."""
+    head = "| ef_search | p50 ms | p99 ms | recall@10 | raw p50 ms | raw recall@10 |\n"
+    head += "|---:|---:|---:|---:|---:|---:|\n"
+    return head + "\n".join(
+        f"| {r['ef']} | {r['p50']:.2f} | {r['p99']:.2f} | {r['recall']:.3f} | "
+        f"{r['raw_p50']:.2f} | {r['raw_recall']:.3f} |"
+        for r in rows
+    )
 
 
 def _exact_rows(vectors: Any, queries: Any) -> list[list[int]]:
@@ -474,4 +565,87 @@ def _exact_rows(vectors: Any, queries: Any) -> list[list[int]]:
     return [[int(i) for i in np.argsort(-row, kind="stable")[:K]] for row in scores]
 
 
-BENCHMARKS = (*BENCHMARKS, curve)
+def _serve(path: str, mode: str, queries: list) -> dict[str, float]:
+    """In a fresh process: open the SQLite store at ``path`` and time ``queries``.
+
+    ``mode`` "copy" raises ``MAX_BYTES`` so the namespace is held in memory, "scan"
+    sets it to 0 so every query is the SQL scan (what a namespace over the cap gets).
+    Returns the peak and the held RSS growth (MB, ``/proc/self/status``) from the open
+    store to after the queries, the first query's wall time, the later queries' p50
+    and their mean CPU time (ms; the machine is shared, CPU time is steadier).
+    """
+    import django
+
+    django.setup()
+    from bench._curves import percentiles
+    from toolkit_batteries.core.config import Config
+    from toolkit_batteries.core.container import Container
+    from toolkit_batteries.vectorstore.adapters import _memindex
+
+    _memindex.MAX_BYTES = 1 << 30 if mode == "copy" else 0
+    block = {"adapter": "db", "options": {"dsn": path, "dimension": DIMENSION}}
+    container = Container(Config.load({"vectorstore": {"bench": block}}, {}))
+    store = container.vectorstore("bench")
+    store.count(namespace="bench")
+    before = _memory_kib()["VmRSS"]
+    times = []
+    for query in queries:
+        if len(times) == 1:
+            cpu = time.process_time()
+        started = time.perf_counter()
+        store.query(query, k=K, namespace="bench")
+        times.append(time.perf_counter() - started)
+    cpu = (time.process_time() - cpu) * 1000 / (len(times) - 1)
+    after = _memory_kib()
+    container.close()
+    first, p50 = times[0] * 1000, percentiles(times[1:])[0]
+    return {
+        "peak": (after["VmHWM"] - before) / 1024,
+        "held": (after["VmRSS"] - before) / 1024,
+        "first": first,
+        "p50": p50,
+        "cpu": cpu,
+    }
+
+
+def _memory_kib() -> dict[str, int]:
+    """Return this process's resident (VmRSS) and peak resident (VmHWM) memory, KiB."""
+    with open("/proc/self/status") as status:
+        rows = [line.split(":", 1) for line in status if line.startswith(("VmRSS", "VmHWM"))]
+    return {key: int(value.split()[0]) for key, value in rows}
+
+
+def sqlite_memory() -> Any:
+    """SQLite at the largest curve size: the in-memory copy against the SQL scan."""
+    import multiprocessing
+
+    from bench._curves import Line, Lines, scale_requested
+
+    size = (SCALE_SIZES if scale_requested() else CURVE_SIZES)[-1]
+    vectors, queries = _curve_data(size)
+    lines = []
+    with tempfile.TemporaryDirectory(prefix="bench-vectorstore-") as folder:
+        path = os.path.join(folder, "vectors.sqlite3")
+        container, store = _open(path)
+        for start in range(0, size, BATCH):
+            rows = vectors[start : start + BATCH].tolist()
+            store.upsert([(f"r{start + i}", r) for i, r in enumerate(rows)], namespace="bench")
+        container.close()
+        held = vectors.nbytes / 2**20
+        del vectors
+        spawn = multiprocessing.get_context("spawn")
+        for mode in ("copy", "scan"):
+            with spawn.Pool(1) as pool:
+                got = pool.apply(_serve, (path, mode, queries.tolist()))
+            label = f"db sqlite {mode} @{size // 1000}k x {DIMENSION} ({held:.0f} MB of vectors)"
+            lines += [
+                Line(f"{label} peak RSS growth", got["peak"], held, "MB"),
+                Line(f"{label} RSS growth held after", got["held"], held, "MB"),
+                Line(f"{label} first query", got["first"], None, "ms"),
+                Line(f"{label} p50", got["p50"], None, "ms"),
+                Line(f"{label} CPU per query", got["cpu"], None, "ms"),
+            ]
+    return Lines(lines)
+
+
+BENCHMARKS = (*BENCHMARKS, curve, sqlite_memory)

@@ -15,12 +15,15 @@ fresh migrated PostgreSQL database (dropped afterwards). Runs of the two sides a
 interleaved and the best of several repeats kept (:mod:`bench._measure`), so a loaded
 machine slows both alike.
 
-Round trips per unit on PostgreSQL (counted with psycopg's execute and its BEGIN/COMMIT
-commands): a plain job is 3 (the queue's pop, push and ack, each committing alone); a
-step is 7: the queue's pop, the run's claim (a prepared ``UPDATE ... RETURNING``), then
-one transaction of BEGIN, the run's move and the step's row in one statement (a writing
-CTE), the next step's push, COMMIT; then the queue's ack. It was 8 before the move and
-the step's row became one statement (issue 27).
+Round trips per unit on PostgreSQL (counted from libpq's protocol trace of the worker's
+connection, one per ``Sync`` or simple ``Query`` the client sends, starts included, and
+printed as a line of their own): a plain job is 3 (the queue's pop, push and ack, each
+committing alone); a step is 3 too: the queue's pop, the run's claim (a prepared
+``UPDATE ... RETURNING``), then one statement that moves the run, writes the step's row,
+pushes the next step's job and deletes the step's own message (the ack), committing
+alone; a start (the run's row and its first job, one statement) adds 1 per run, 0.2 per
+step here. It was 8, then 7 (issue 27: the move and the step's row in one statement),
+with BEGIN, the next push, COMMIT and the worker's ack as round trips of their own.
 
 Targets: PostgreSQL, issue 27's 0.6x plain jobs; memory, no issue target, a floor of
 0.1x (a no-op job there costs microseconds, a step a claim, a record and a push).
@@ -32,6 +35,7 @@ import os
 import uuid
 from typing import Any
 
+from bench._curves import Lines
 from bench._measure import best_interleaved
 from bench.foundation import Result
 
@@ -56,7 +60,29 @@ def _drive(queue: Any, worker: Any, topic: str) -> None:
         handle(message)
 
 
-def _measure(toolkit: dict, label: str, repeats: int, target: float) -> Result:
+def _round_trips(queue: Any, loop: Any) -> float:
+    """Run ``loop(1)`` with libpq tracing this thread's connection; return round trips."""
+    import tempfile
+
+    from psycopg import pq
+
+    queue.database.connect()
+    pgconn = queue.database.django_connection.connection.pgconn
+    with tempfile.NamedTemporaryFile("w+") as trace:
+        pgconn.trace(trace.fileno())
+        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        loop(1)
+        pgconn.untrace()
+        with open(trace.name) as written:
+            sent = [line.split("\t")[2].split()[0] for line in written if line.startswith("F")]
+    return sum(message in _WAITS for message in sent) / (RUNS * STEPS)
+
+
+#: Messages after which the client waits for the server's answer.
+_WAITS = ("Sync", "Query")
+
+
+def _measure(toolkit: dict, label: str, repeats: int, target: float) -> list[Result]:
     from toolkit_batteries.core.config import Config
     from toolkit_batteries.core.container import Container
     from toolkit_batteries.queue.jobs import JobRegistry, QueueDispatcher, Worker, job
@@ -93,28 +119,45 @@ def _measure(toolkit: dict, label: str, repeats: int, target: float) -> Result:
 
         ours(1), base(1)  # warm up both
         mine, theirs = best_interleaved(ours, base, 1, repeats=repeats, per_unit=RUNS * STEPS)
+        trips = []
         if workflow.adapter_name != "memory":
+            trips = [_round_trips(queue, ours), _round_trips(queue, base)]
             workflow._runs.delete()
     finally:
         container.close()
-    return Result(
-        f"workflow steps ({label}) vs plain queue jobs",
-        mine,
-        theirs,
-        "steps/s",
-        f">= {target}x",
-        mine >= target * theirs,
-        number=",.0f",
-    )
+    lines = [
+        Result(
+            f"workflow steps ({label}) vs plain queue jobs",
+            mine,
+            theirs,
+            "steps/s",
+            f">= {target}x",
+            mine >= target * theirs,
+            number=",.0f",
+        )
+    ]
+    if trips:
+        step, plain = trips
+        lines.append(
+            Result(
+                f"round trips per step ({label}) vs plain job",
+                step,
+                plain,
+                "trips",
+                "<= 1.1x a plain job's",
+                step <= 1.1 * plain,
+            )
+        )
+    return lines
 
 
 def bench_memory() -> Result:
     """Time memory-workflow steps against plain jobs on the memory queue."""
     toolkit = {"workflow": {"adapter": "memory"}, "queue": {"adapter": "memory"}}
-    return _measure(toolkit, "memory", repeats=5, target=0.1)
+    return _measure(toolkit, "memory", repeats=5, target=0.1)[0]
 
 
-def bench_db_postgres() -> Result:
+def bench_db_postgres() -> Lines:
     """Time db-workflow steps against plain jobs, both on PostgreSQL (db queue)."""
     from bench.queue import _drop_database, _migrated_database
 
@@ -133,7 +176,7 @@ def bench_db_postgres() -> Result:
             "workflow": {"adapter": "db", "options": {"dsn": dsn}},
             "queue": {"adapter": "db", "options": {"dsn": dsn}},
         }
-        return _measure(toolkit, "db, PostgreSQL", repeats=3, target=0.6)
+        return Lines(_measure(toolkit, "db, PostgreSQL", repeats=9, target=0.6))
     finally:
         from django.db import connections
 

@@ -8,6 +8,7 @@
 #   poppler-utils              document: PDF pages to PNG (pdftoppm)
 #   texlive-latex-base         document `latex`: pdflatex
 #   bubblewrap                 document `latex`: the sandbox around pdflatex
+#   wrk                        bench/served.py: HTTP load on `toolkit serve`
 # Idempotent: installs only what is missing. Uses sudo only when not running as root.
 set -euo pipefail
 
@@ -22,6 +23,7 @@ declare -A wanted=(
     [pdftoppm]=poppler-utils
     [pdflatex]=texlive-latex-base
     [bwrap]=bubblewrap
+    [wrk]=wrk
 )
 missing=()
 for program in "${!wanted[@]}"; do

@@ -71,7 +71,7 @@ def _code_words(text: str) -> set[str]:
 
 
 def _has_adapters(battery: Path) -> bool:
-    """Whether ``<battery>/adapters/__init__.py`` assigns a non-empty ``ADAPTERS`` dict."""
+    """Whether ``<battery>/adapters/__init__.py`` assigns ``ADAPTERS`` (``adapter_paths(...)``)."""
     init = battery / "adapters" / "__init__.py"
     if not init.is_file():
         return False
@@ -82,7 +82,7 @@ def _has_adapters(battery: Path) -> bool:
             names = [node.target.id]
         else:
             continue
-        if "ADAPTERS" in names and isinstance(node.value, ast.Dict) and node.value.keys:
+        if "ADAPTERS" in names and isinstance(node.value, ast.Call):
             return True
     return False
 

@@ -185,22 +185,12 @@ def test_migrations_match_the_models(project: Path) -> None:
     assert "No changes detected" in result.stdout
 
 
-def _settings_of(project: Path, **env: str) -> dict:
-    """Load the rendered project's settings in a fresh interpreter and return a summary."""
-    code = (
-        "import json, django\n"
-        "from django.conf import settings\n"
-        "django.setup()\n"
-        "db = settings.DATABASES['default']\n"
-        "print(json.dumps({'apps': settings.INSTALLED_APPS, 'toolkit': settings.TOOLKIT,\n"
-        "    'engine': db['ENGINE'], 'name': str(db['NAME']), 'host': db.get('HOST', ''),\n"
-        "    'debug': settings.DEBUG, 'hashers': settings.PASSWORD_HASHERS,\n"
-        "    'middleware': settings.MIDDLEWARE, 'secret_key': settings.SECRET_KEY}))\n"
-    )
+def _run_in_project(project: Path, code: str, **env: str) -> object:
+    """Run ``code`` in a fresh interpreter under the rendered settings; its printed JSON."""
     child_env = _clean_env() | {"DJANGO_SETTINGS_MODULE": f"{NAME}.settings"}
     child_env.pop("DJANGO_DEBUG", None)
     result = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", "import json, django\ndjango.setup()\n" + code],
         cwd=project,
         capture_output=True,
         text=True,
@@ -210,6 +200,19 @@ def _settings_of(project: Path, **env: str) -> dict:
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def _settings_of(project: Path, **env: str) -> dict:
+    """Load the rendered project's settings in a fresh interpreter and return a summary."""
+    code = (
+        "from django.conf import settings\n"
+        "db = settings.DATABASES['default']\n"
+        "print(json.dumps({'apps': settings.INSTALLED_APPS, 'toolkit': settings.TOOLKIT,\n"
+        "    'engine': db['ENGINE'], 'name': str(db['NAME']), 'host': db.get('HOST', ''),\n"
+        "    'debug': settings.DEBUG, 'hashers': settings.PASSWORD_HASHERS,\n"
+        "    'middleware': settings.MIDDLEWARE, 'secret_key': settings.SECRET_KEY}))\n"
+    )
+    return _run_in_project(project, code, **env)
 
 
 def test_settings_wire_the_toolkit_batteries(project: Path) -> None:
@@ -311,6 +314,38 @@ def test_environment_moves_the_orm_to_postgresql_without_code_changes(
     assert info["name"] == postgres_dsn.rsplit("/", 1)[1]  # the fixture's database
     assert info["host"] == "127.0.0.1"
     assert _settings_of(project, DJANGO_DEBUG="1")["debug"] is True
+
+
+def _backend_pids_of_two_requests(project: Path, **env: str) -> list[int]:
+    """Run two request cycles (Django's signals) in the rendered project; their server pids."""
+    code = (
+        "from django.core.signals import request_finished, request_started\n"
+        "from django.db import connection\n"
+        "pids = []\n"
+        "for _ in range(2):\n"
+        "    request_started.send(None)\n"
+        "    with connection.cursor() as cursor:\n"
+        "        cursor.execute('SELECT pg_backend_pid()')\n"
+        "        pids.append(cursor.fetchone()[0])\n"
+        "    request_finished.send(None)\n"
+        "print(json.dumps(pids))\n"
+    )
+    return _run_in_project(project, code, DJANGO_DEBUG="1", **env)
+
+
+def test_a_postgresql_connection_outlives_a_request_unless_told_not_to(
+    project: Path, postgres_dsn: str
+) -> None:
+    on_postgres = {"TOOLKIT_DATABASE_URL": postgres_dsn}
+    first, second = _backend_pids_of_two_requests(project, **on_postgres)
+    assert first == second  # kept (CONN_MAX_AGE 60 by default, health-checked)
+    first, second = _backend_pids_of_two_requests(
+        project, **on_postgres, TOOLKIT_DB_CONN_MAX_AGE="0"
+    )
+    assert first != second  # Django's own default: a connection per request
+    # Beside Django's pool CONN_MAX_AGE stays 0 (Django refuses both); the pool keeps it.
+    pooled = _backend_pids_of_two_requests(project, **on_postgres, DB__DEFAULT__MAX_CONNS="2")
+    assert len(pooled) == 2
 
 
 def test_demo_smoke_serves_healthz_and_stops_cleanly(tmp_path: Path) -> None:

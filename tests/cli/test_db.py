@@ -14,6 +14,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import psycopg
@@ -328,7 +329,9 @@ def compiled_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _applied(root: Path) -> list[tuple[str, str]]:
-    with sqlite3.connect(root / "db.sqlite3") as conn:
+    # closing(): sqlite3's own ``with`` only commits; a connection the collector closes
+    # later removes the -shm/-wal files while another read walks the folder.
+    with closing(sqlite3.connect(root / "db.sqlite3")) as conn:
         return conn.execute("SELECT app, name FROM django_migrations ORDER BY id").fetchall()
 
 
@@ -341,7 +344,7 @@ def _state(root: Path) -> tuple[dict[str, bytes], list[tuple[str, str]], list[st
     files = {k: v for k, v in tree(root).items() if not k.startswith("db.sqlite3")}
     if not (root / "db.sqlite3").exists():
         return files, [], []
-    with sqlite3.connect(root / "db.sqlite3") as conn:
+    with closing(sqlite3.connect(root / "db.sqlite3")) as conn:
         ddl = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master ORDER BY name")]
     return files, _applied(root), ddl
 

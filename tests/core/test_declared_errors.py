@@ -80,3 +80,16 @@ def test_a_template_naming_an_undeclared_argument_fails_at_class_creation() -> N
         class _Typo(ToolkitError):
             params = ("instance",)
             template = "svc.{instnace}: refused"
+
+
+def test_without_params_the_arguments_are_the_template_s_names_in_order() -> None:
+    """Each name is written once: the template's placeholders are the constructor's arguments."""
+
+    class _Derived(ToolkitError, KeyError):
+        template = "svc.{instance}: {key!r} over {limit:g} ({instance})"
+
+    assert _Derived.params == ("instance", "key", "limit")
+    error = _Derived("eu", "k", 2.0)
+    assert (error.instance, error.key, error.limit) == ("eu", "k", 2.0)  # type: ignore[attr-defined]
+    # A KeyError's str() would quote the message; a toolkit error's is the message.
+    assert str(error) == "svc.eu: 'k' over 2 (eu)"

@@ -149,6 +149,19 @@ def test_battery_alias_table(monkeypatch: pytest.MonkeyPatch) -> None:
         resolve_adapter("geo", "dangling")
 
 
+def test_adapter_paths_builds_a_table_from_one_line() -> None:
+    """A battery writes each adapter once: ``module.Class``, ``name=`` where they differ."""
+    table = loading.adapter_paths("pkg.adapters", "memory.M kvserver=redis_mod.R sql=memory.S")
+    assert list(table.items()) == [
+        ("memory", "pkg.adapters.memory.M"),
+        ("kvserver", "pkg.adapters.redis_mod.R"),
+        ("sql", "pkg.adapters.memory.S"),
+    ]
+    for wrong in ("memory", "a=b", "memory.M memory.N", "=memory.M"):
+        with pytest.raises(ValueError, match="is not"):
+            loading.adapter_paths("pkg.adapters", wrong)
+
+
 def test_dotted_path_resolves_any_class_with_open() -> None:
     assert resolve_adapter("cache", path("RecordingAdapter")) == (
         path("RecordingAdapter"),

@@ -97,6 +97,8 @@ DELIBERATE_EXTRAS: dict[str, dict[str, str]] = {
         "index_metric": "issue 27: the metric that approximate index serves",
         "ef_search": "issue 27: HNSW recall knob, also settable per query",
         "probes": "issue 27: IVFFlat recall knob, also settable per query",
+        "index_build_memory": "issue 27: an HNSW build is fast only while its graph fits "
+        "maintenance_work_mem",
     },
     "search": {
         "allow_private": "issue 15 #1 (outbound rules): searchengine refuses a private or "
@@ -629,6 +631,7 @@ RANGES = {
     # issue 27: pgvector's own limits (hnsw.ef_search 1-1000, ivfflat.probes 1-32768).
     ("vectorstore", "ef_search"): (1, 1000),
     ("vectorstore", "probes"): (1, 32768),
+    ("vectorstore", "index_build_memory"): (0, 65536),  # MiB of maintenance_work_mem
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import required, url, warn_when_set
 from toolkit_batteries.core.options import ByteSize, option, options_class
 
@@ -9,7 +10,7 @@ __all__ = ["AnalyticsOptions"]
 
 
 @options_class
-class AnalyticsOptions:
+class AnalyticsOptions(OutboundSwitches):
     """Options of ``analytics``; adapters ``log`` (default) and ``analytics_b``."""
 
     __checks__ = (
@@ -40,8 +41,3 @@ class AnalyticsOptions:
         ByteSize(65536), doc="bound on the JSON-encoded size of an event's properties"
     )
     max_properties: int = option(0, doc="bound on properties per call; 0 = no bound")
-    allow_insecure: bool = option(False, doc="permit a plain-http endpoint")
-    allow_private: bool = option(
-        False,
-        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
-    )

@@ -120,6 +120,8 @@ class Authenticator(Service):
     _default_ttl: timedelta = DEFAULT_TTL
     #: Set by ``close()`` in adapters that fail closed; a closed one issues nothing.
     _closed: bool = False
+    #: Why an adapter that only verifies refuses :meth:`issue`; empty when it issues.
+    issue_refusal: ClassVar[str] = ""
 
     def issue(
         self,
@@ -136,6 +138,8 @@ class Authenticator(Service):
         the adapter mints in :meth:`_mint`.
         """
         where = f"auth.{self.instance}"
+        if self.issue_refusal:
+            raise UnsupportedOperationError(f"{where}: {self.issue_refusal}")
         if self._closed:
             raise AuthError(f"{where}: the service is closed")
         lifetime = ttl if ttl is not None else self._default_ttl

@@ -1,11 +1,19 @@
-"""The errors of the billing battery, in one module.
+"""The billing battery's errors: provider failures, unknown subscriptions, idempotency
+conflicts, refused webhooks and transitions the state machine forbids.
 
-The modules that defined them before re-import them, so old import paths keep working.
+``billing.base`` and ``billing.states`` re-import them, so old import paths keep working.
 """
 
 from __future__ import annotations
 
-from toolkit_batteries.core.errors import ToolkitError
+from typing import ClassVar
+
+from toolkit_batteries.core import errors
+from toolkit_batteries.core.errors import (
+    InvalidArgumentError,
+    NotFoundError,
+    ToolkitError,
+)
 
 __all__ = [
     "BillingError",
@@ -23,6 +31,8 @@ class BillingError(ToolkitError):
     """Base of the billing battery's runtime errors."""
 
     code = "internal"
+    #: The prefix of the messages of the core families (``core.errors``) it joins.
+    service: ClassVar[str] = "billing"
 
 
 class ProviderError(BillingError):
@@ -38,11 +48,9 @@ class ProviderError(BillingError):
         super().__init__(f"billing.{instance}: {operation} failed ({shown}{extra})")
 
 
-class SubscriptionNotFoundError(BillingError, LookupError):
+class SubscriptionNotFoundError(NotFoundError, BillingError):
     """The provider (or the stub) has no such subscription."""
 
-    code = "not_found"
-    params = ("instance",)
     template = "billing.{instance}: no such subscription"
 
 
@@ -50,37 +58,28 @@ class IdempotencyConflictError(BillingError):
     """The first call with this idempotency key is still running."""
 
     code = "already_exists"
-    params = ("instance", "operation")
+
     template = "billing.{instance}: {operation} with this idempotency key is still in progress"
 
 
-class IdempotencyMismatchError(BillingError, ValueError):
+class IdempotencyMismatchError(InvalidArgumentError, BillingError):
     """The idempotency key was used before with other arguments."""
 
-    code = "invalid_argument"
-    params = ("instance", "operation")
     template = "billing.{instance}: {operation}: the idempotency key was used with other arguments"
 
 
-class WebhookSignatureError(BillingError, ValueError):
+class WebhookSignatureError(InvalidArgumentError, BillingError):
     """A webhook's signature is missing, wrong or outside the timestamp tolerance."""
 
-    code = "invalid_argument"
-    params = ("instance", "reason")
     template = "billing.{instance}: webhook refused: {reason}"
 
 
-class WebhookTooLargeError(BillingError, ValueError):
+class WebhookTooLargeError(errors.WebhookTooLargeError, BillingError, ValueError):
     """A webhook body is larger than ``max_webhook_bytes`` (it was not parsed)."""
-
-    code = "payload_too_large"
-    params = ("instance", "limit")
-    template = "billing.{instance}: webhook body over max_webhook_bytes ({limit})"
 
 
 class IllegalTransitionError(ToolkitError, ValueError):
     """A status change the state machine refuses (names the two statuses only)."""
 
     code = "failed_precondition"
-    params = ("instance", "current", "target")
     template = "billing.{instance}: a subscription cannot go from {current} to {target}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import webhook_provider
 from toolkit_batteries.core.options import ByteSize, option, options_class
 
@@ -23,7 +24,7 @@ _NEGATIVE = '{where}: options "max_webhook_bytes" and "webhook_tolerance" must n
 
 
 @options_class
-class BillingOptions:
+class BillingOptions(OutboundSwitches):
     """Options of ``billing``; adapters ``stub`` (default), ``billing_a``, ``billing_b``."""
 
     __checks__ = webhook_provider(
@@ -51,9 +52,4 @@ class BillingOptions:
     )
     auto_approve: bool = option(
         False, doc="stub: new subscriptions start active (trialing with a trial) not incomplete"
-    )
-    allow_insecure: bool = option(False, doc="permit a plain-http endpoint")
-    allow_private: bool = option(
-        False,
-        doc="permit private, loopback and link-local endpoints (checked after DNS resolution)",
     )

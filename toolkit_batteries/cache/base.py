@@ -147,6 +147,27 @@ class Cache(Service, BaseCache):
             self.validate_key(made)
         return made
 
+    # ------------------------------------------------------------------ batches
+
+    def set_many(
+        self,
+        data: Mapping[str, Any],
+        timeout: Any = DEFAULT_TIMEOUT,
+        version: int | None = None,
+    ) -> list[str]:
+        """Store every pair; return the keys that failed (always none: a failure raises).
+
+        An empty mapping touches nothing; an adapter stores a batch in :meth:`_set_many`.
+        """
+        if data:
+            self._set_many(data, timeout, version)
+        return []
+
+    def _set_many(self, data: Mapping[str, Any], timeout: Any, version: int | None) -> None:
+        """Store a non-empty batch; by default one :meth:`set` per pair."""
+        for key, value in data.items():
+            self.set(key, value, timeout, version)
+
     # ------------------------------------------------------------------ timeouts
 
     def expiry_seconds(self, timeout: Any = DEFAULT_TIMEOUT) -> float | None:

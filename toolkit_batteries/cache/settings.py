@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.config import Config
-from toolkit_batteries.core.errors import ConfigurationError, UnknownAdapterError
+from toolkit_batteries.core.errors import ConfigurationError
+from toolkit_batteries.core.slots import Held, check_override_keys, entry_options, held_by_django
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.adapter import OpenContext
-    from toolkit_batteries.core.slots import Held
 
     from .base import Cache
 
@@ -40,32 +40,14 @@ _NOT_IN_ENTRY = frozenset({"adapter"})
 
 def _backend(adapter: str) -> tuple[str, str]:
     """Return ``(kind, dotted path)`` of a cache adapter name, importing only user classes."""
-    from toolkit_batteries.core.loading import adapter_table, resolve_adapter
+    from toolkit_batteries.core.loading import resolve_adapter, table_entry
 
-    table = adapter_table("cache")
+    entry = table_entry("cache", adapter)
+    if entry is not None:
+        return entry
     text = adapter.strip()
-    canonical = table.names.get(text.lower())
-    if canonical is not None:
-        return canonical, table.adapters[canonical]
-    if "." not in text:
-        raise UnknownAdapterError("cache", text or repr(adapter), table.available())
     _, cls = resolve_adapter("cache", text)
     return str(getattr(cls, "adapter_name", "")), text
-
-
-def _non_default_options(options: Any) -> dict[str, Any]:
-    """Return the options that differ from their defaults, as settings would write them."""
-    from toolkit_batteries.core.options import options_to_dict
-
-    from .options import CacheOptions
-
-    given = options_to_dict(options, redact_secrets=False)
-    defaults = options_to_dict(CacheOptions(), redact_secrets=False)
-    return {
-        key: value
-        for key, value in given.items()
-        if key not in _NOT_IN_ENTRY and value != defaults.get(key)
-    }
 
 
 def cache_entry(
@@ -77,7 +59,7 @@ def cache_entry(
     adapter when its ``dsn`` is empty (``default`` under ``django_databases``).
     """
     kind, path = _backend(adapter)
-    given = _non_default_options(options)
+    given = entry_options(options, without=_NOT_IN_ENTRY)
     if kind == "db" and not str(options.dsn or "").strip():
         given["database"] = database
     return {"BACKEND": path, "LOCATION": instance, "OPTIONS": given}
@@ -90,11 +72,9 @@ def django_cache_settings(
 ) -> dict[str, dict[str, Any]]:
     """Return the ``CACHES`` setting ``TOOLKIT["cache"]`` implies (``default`` first).
 
-    ``config`` is a loaded :class:`Config`, a ``TOOLKIT`` mapping (the environment is
-    applied on top, as the container does), or ``None`` for ``settings.TOOLKIT``.
-    ``overrides`` adds Django's own keys per alias (``TIMEOUT``, ``KEY_PREFIX``,
-    ``VERSION``, ``KEY_FUNCTION``); ``OPTIONS`` are the battery's options and are set in
-    ``TOOLKIT`` so the container derives the same entry.
+    ``config`` is what :meth:`Config.of` takes. ``overrides`` adds Django's own keys per
+    alias (``TIMEOUT``, ``KEY_PREFIX``, ``VERSION``, ``KEY_FUNCTION``); ``OPTIONS`` are the
+    battery's options and are set in ``TOOLKIT`` so the container derives the same entry.
     """
     loaded = Config.of(config)
     names = loaded.instances("cache")
@@ -108,12 +88,7 @@ def django_cache_settings(
                 f'toolkit: cache: overrides name the alias "{alias}", which TOOLKIT["cache"] '
                 f"does not configure (aliases: {', '.join(caches)})"
             )
-        unknown = sorted(set(extra) - DJANGO_KEYS)
-        if unknown:
-            raise ConfigurationError(
-                f"toolkit: cache.{alias}: overrides may set {', '.join(sorted(DJANGO_KEYS))}; "
-                f"not {', '.join(unknown)} (set the battery's options in TOOLKIT['cache'])"
-            )
+        check_override_keys("cache", alias, extra, DJANGO_KEYS)
         caches[alias].update(extra)
     return caches
 
@@ -133,15 +108,14 @@ def open_cache(cls: type[Cache], ctx: OpenContext) -> Held[Cache] | Cache:
     from django.core.cache import caches
 
     from toolkit_batteries.core.djangoready import ensure_django
-    from toolkit_batteries.core.slots import Held
 
     ensure_django()
     extra = cls.prepare(ctx)  # the db adapter's database and table check
-    alias = ctx.instance
-    configured = caches.settings.get(alias)
-    if configured is not None and _is_entry_of(configured, cls, ctx):
-        cache: Cache = caches[alias]  # built now, so a bad option fails the open
-        held: Held[Cache] | Cache = Held(lambda: caches[alias], alias)
+    found = held_by_django(caches, caches.settings, cls, ctx, _instance_of)
+    if found is not None:
+        cache: Cache = found.get()  # built now, so a bad option fails the open
+        held: Held[Cache] | Cache = found
+        alias = found.alias
     else:
         entry = cache_entry(ctx.adapter, ctx.instance, ctx.options, **extra)
         cache = held = cls(entry["LOCATION"], entry)
@@ -158,9 +132,6 @@ def open_cache(cls: type[Cache], ctx: OpenContext) -> Held[Cache] | Cache:
     return held
 
 
-def _is_entry_of(configured: Mapping[str, Any], cls: type[Cache], ctx: OpenContext) -> bool:
-    """Tell whether a ``CACHES`` entry is ``cls`` for ``ctx``'s instance (by name, not options)."""
-    backend = str(configured.get("BACKEND", ""))
-    paths = {f"{cls.__module__}.{cls.__qualname__}", ctx.adapter}
-    location = str(configured.get("LOCATION", "") or "").strip() or "default"
-    return backend in paths and location == ctx.instance
+def _instance_of(configured: Mapping[str, Any]) -> str:
+    """Return the instance a ``CACHES`` entry serves: its ``LOCATION`` (by name, not options)."""
+    return str(configured.get("LOCATION", "") or "").strip() or "default"

@@ -25,7 +25,7 @@ from typing import ClassVar
 from urllib.parse import urlsplit
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.errors import InvalidArgumentError, ToolkitError
 
 __all__ = [
     "CDN",
@@ -50,11 +50,9 @@ class CDNError(ToolkitError):
     code = "cdn_error"
 
 
-class InvalidPurgeError(CDNError, ValueError):
+class InvalidPurgeError(InvalidArgumentError, CDNError):
     """A purge argument breaks a rule; nothing was sent."""
 
-    code = "invalid_argument"
-    params = ("instance", "field", "reason")
     template = "cdn.{instance}: {field} {reason}; nothing was purged"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import relation, url, warn_when_set
 from toolkit_batteries.core.options import option, options_class
 
@@ -23,7 +24,7 @@ def _token_and_zone(options: CDNOptions) -> str | None:
 
 
 @options_class
-class CDNOptions:
+class CDNOptions(OutboundSwitches):
     """Options of ``cdn``; adapters ``noop`` (default, discards purges) and ``cdn_a``."""
 
     __checks__ = (
@@ -50,8 +51,3 @@ class CDNOptions:
     api_token: str = option("", secret=True, doc="provider token")
     zone_id: str = option("", doc="zone to purge")
     base_url: str = option("", doc="overrides the API endpoint")
-    allow_insecure: bool = option(False, doc="permit a plain-http base_url")
-    allow_private: bool = option(
-        False,
-        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
-    )

@@ -22,7 +22,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Self
 
-from .errors import ServiceUnavailableError
+from .errors import ConfigurationError, ServiceUnavailableError
 
 if TYPE_CHECKING:
     from .container import Container
@@ -61,6 +61,30 @@ class OpenContext:
         client, and the block's address errors name this service and instance.
         """
         return self.pools.kvserver(self.service, self.options.kvserver, instance=self.instance)
+
+    def sibling_name(self, service: str) -> str:
+        """Return the instance of ``service`` this one depends on.
+
+        The rule every battery built on another follows (auth over session, scheduler
+        over lock, geo over ratelimit): the instance of the same name when ``service``
+        configures one, else ``default``.
+        """
+        configured = self.container.config.instances(service)
+        return self.instance if self.instance in configured else "default"
+
+    def sibling(self, service: str, refusal: str) -> Any:
+        """Open :meth:`sibling_name`'s instance of ``service`` through the container.
+
+        A configuration error of the dependency is re-raised as this service's, worded by
+        ``refusal`` (formatted with the dependency's ``name`` and the error, ``exc``), so
+        the message says why this service needed it.
+        """
+        name = self.sibling_name(service)
+        try:
+            return getattr(self.container, service)(name)
+        except ConfigurationError as exc:
+            reason = refusal.format(name=name, exc=exc)
+            raise ConfigurationError(f"{self.service}.{self.instance}: {reason}") from exc
 
 
 class Service:

@@ -16,7 +16,20 @@ from typing import Any, ClassVar
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-__all__ = ["RunnerCommand", "exit_codes"]
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_UNREACHABLE",
+    "EXIT_USAGE",
+    "RunnerCommand",
+    "exit_codes",
+    "in_process_only",
+    "service_errors",
+]
+
+#: The CLI contract's exit codes a command's own failures map to.
+EXIT_USAGE = 2
+EXIT_INVALID = 3
+EXIT_UNREACHABLE = 5
 
 
 class RunnerCommand(BaseCommand):
@@ -61,3 +74,32 @@ def exit_codes(*errors: type[Exception]) -> Iterator[None]:
     except errors as exc:
         code: Any = getattr(exc, "exit_code", 1)
         raise CommandError(str(exc), returncode=code) from None
+
+
+@contextmanager
+def service_errors() -> Iterator[None]:
+    """Turn a configuration error into exit 3 and an unreachable service into exit 5.
+
+    What every command that opens a service and runs it (``queue_work``, ``outbox_relay``)
+    answers the same way, with the error's own one line and no traceback.
+    """
+    from .errors import ConfigurationError, ServiceUnavailableError
+
+    try:
+        yield
+    except ConfigurationError as exc:
+        raise CommandError(str(exc), returncode=EXIT_INVALID) from None
+    except ServiceUnavailableError as exc:
+        raise CommandError(str(exc), returncode=EXIT_UNREACHABLE) from None
+
+
+def in_process_only(command: str, service: str, items: str, use: str) -> str:
+    """Return the warning a long-running command prints when it runs a ``memory`` adapter.
+
+    Such a worker sees only what its own process put there, which is rarely what an
+    operator starting it meant; ``items`` names what never arrives, ``use`` the way out.
+    """
+    return (
+        f"{command}: warning: the memory {service} lives in this process only; {items} "
+        f"by other processes never arrive ({use})"
+    )

@@ -12,6 +12,10 @@ ToolkitError
 │   ├── UnknownInstanceError (KeyError)        an instance that is not configured
 │   ├── DispatcherRequiredError                a scheduler `options` block in settings
 │   └── MissingExtraError (ImportError)        an adapter's optional dependency is absent
+├── InvalidArgumentError (ValueError)          family: a caller's argument breaks a rule
+├── NotFoundError (LookupError)                family: no such object
+├── NotSupportedError                          family: an adapter lacks an operation
+├── WebhookTooLargeError                       family: a webhook body over max_webhook_bytes
 ├── ServiceUnavailableError                    an open failed: a server is unreachable
 └── CloseError                                 inside the ExceptionGroup of Container.close()
     ├── CloseTimeoutError (TimeoutError)       a service did not close within its limit
@@ -49,14 +53,18 @@ __all__ = [
     "CloseTimeoutError",
     "ConfigurationError",
     "DispatcherRequiredError",
+    "InvalidArgumentError",
     "InvalidOptionsError",
     "MissingExtraError",
+    "NotFoundError",
+    "NotSupportedError",
     "ServiceUnavailableError",
     "ToolkitError",
     "UnknownAdapterError",
     "UnknownFieldError",
     "UnknownInstanceError",
     "UnknownServiceError",
+    "WebhookTooLargeError",
     "did_you_mean",
     "http_status",
 ]
@@ -88,29 +96,52 @@ class ToolkitError(Exception):
     """Root of every error the toolkit raises on purpose.
 
     A subclass whose message is only its arguments put into words declares it instead of
-    writing an ``__init__``: ``params`` names the constructor's arguments in order (each is
-    kept as an attribute of the same name) and ``template`` is formatted with them::
+    writing an ``__init__``: ``template`` is the message, and the names it holds are the
+    constructor's arguments, in the order they first appear (each is kept as an attribute
+    of the same name)::
 
         class QueueClosedError(QueueError, RuntimeError):
             code = "queue_closed"
-            params = ("instance",)
             template = "queue.{instance}: the queue is closed"
 
-    so the dozens of one-message errors across the batteries are declarations, and the
-    rule "an error keeps what it names" is written once.
+    so the dozens of one-message errors across the batteries are declarations, each name
+    written once, and the rule "an error keeps what it names" is written once. ``params``
+    is declared only where the arguments differ from the template's names (another order,
+    or an argument kept but not shown).
     """
 
     #: A stable, machine-readable code (used by the CLI's JSON envelopes).
     code = "toolkit_error"
-    #: With ``template``: the constructor's arguments, in order, each kept as an attribute.
+    #: With ``template``: the constructor's arguments, in order, each kept as an attribute;
+    #: derived from ``template`` unless the class declares it.
     params: ClassVar[tuple[str, ...]] = ()
     #: The message, formatted with ``params``; a class that sets it gets its ``__init__``.
+    #: A ``{service}`` in it is no argument: it is the raising class's ``service``
+    #: attribute, so a family declared once here serves every battery (see
+    #: :class:`NotSupportedError`).
     template: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "template" in cls.__dict__:
+            named = tuple(name for name in _template_names(cls.template) if name != "service")
+            if "params" not in cls.__dict__:
+                cls.params = named
+            elif unknown := sorted(set(named) - set(cls.params)):
+                # Caught when the module is imported, not when the error is first raised.
+                raise TypeError(f"{cls.__qualname__}.template names {unknown} outside params")
             cls.__init__ = _declared_init(cls)  # type: ignore[method-assign]
+
+    def __str__(self) -> str:
+        """Return the message as given, also for a ``KeyError`` (which would quote it)."""
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+def _template_names(template: str) -> tuple[str, ...]:
+    """Return the argument names ``template`` formats, in the order they first appear."""
+    parsed = string.Formatter().parse(template)
+    fields = (field.partition(".")[0].partition("[")[0] for _, field, _, _ in parsed if field)
+    return tuple(dict.fromkeys(fields))
 
 
 def _declared_init(cls: type[ToolkitError]) -> Callable[..., None]:
@@ -118,18 +149,14 @@ def _declared_init(cls: type[ToolkitError]) -> Callable[..., None]:
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     signature = inspect.Signature([inspect.Parameter(name, kind) for name in ("self", *cls.params)])
     template = cls.template
-    parsed = string.Formatter().parse(template)
-    named = {field.partition(".")[0].partition("[")[0] for _, field, _, _ in parsed if field}
-    if unknown := sorted(named - set(cls.params)):
-        # Caught when the module is imported, not when the error is first raised.
-        raise TypeError(f"{cls.__qualname__}.template names {unknown} outside params")
 
     def __init__(self: ToolkitError, *args: Any, **kwargs: Any) -> None:
         values = signature.bind(self, *args, **kwargs).arguments
         del values["self"]
         for name, value in values.items():
             setattr(self, name, value)
-        super(cls, self).__init__(template.format(**values))
+        service = getattr(type(self), "service", "")  # a family's battery, see ``template``
+        super(cls, self).__init__(template.format(service=service, **values))
 
     __init__.__signature__ = signature  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -174,9 +201,6 @@ class UnknownServiceError(ConfigurationError, KeyError):
         self.service = service
         super().__init__(f'unknown service "{service}"{did_you_mean(service, known)}')
 
-    def __str__(self) -> str:  # KeyError would quote the whole message
-        return str(self.args[0])
-
 
 class UnknownFieldError(ConfigurationError, KeyError):
     """A configuration block holds an option key its service does not declare."""
@@ -192,9 +216,6 @@ class UnknownFieldError(ConfigurationError, KeyError):
         super().__init__(
             f'{service}.{instance}: unknown option "{field}"{did_you_mean(field, known)}'
         )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class UnknownAdapterError(ConfigurationError, LookupError):
@@ -222,9 +243,6 @@ class UnknownInstanceError(ConfigurationError, KeyError):
         super().__init__(
             f'{service}: no instance "{instance}" is configured{did_you_mean(instance, known)}'
         )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class DispatcherRequiredError(ConfigurationError):
@@ -267,6 +285,40 @@ class MissingExtraError(ConfigurationError, ImportError):
             yield
         except ImportError:
             raise cls(service, adapter, extra, module) from None
+
+
+class InvalidArgumentError(ToolkitError, ValueError):
+    """Family: a caller's argument breaks a rule (``invalid_argument``, HTTP 400).
+
+    The code and the ``ValueError`` go together everywhere; a battery's error that
+    refuses an argument lists this first among its bases and declares only its message.
+    """
+
+    code = "invalid_argument"
+
+
+class NotFoundError(ToolkitError, LookupError):
+    """Family: no such object (``not_found``, HTTP 404), also a ``LookupError``."""
+
+    code = "not_found"
+
+
+class NotSupportedError(ToolkitError):
+    """Family: an adapter cannot do this operation; the battery's subclass names the service.
+
+    A battery declares ``class XNotSupportedError(NotSupportedError, XError)`` with
+    ``XError.service = "x"``: the code and the message are written here once.
+    """
+
+    code = "unimplemented"
+    template = '{service}.{instance}: adapter "{adapter}" does not support {operation}'
+
+
+class WebhookTooLargeError(ToolkitError):
+    """Family: a webhook body over ``max_webhook_bytes``, refused before it was parsed."""
+
+    code = "payload_too_large"
+    template = "{service}.{instance}: webhook body over max_webhook_bytes ({limit})"
 
 
 class ServiceUnavailableError(ToolkitError):

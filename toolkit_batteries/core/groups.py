@@ -5,6 +5,8 @@
   :class:`KVServerBasic`; services with a ``kvserver`` block (``eventbus``,
   ``idempotency``, ``ratelimit``, ``resilience``, ``session``) hold a :class:`KVServerBlock`,
   whose ``url`` is reserved and ignored.
+* The two switches of the outbound-call rule (docs/security.md) every battery calling a
+  provider over HTTP declares: :class:`OutboundSwitches`.
 * The ``retry`` policy of ``outbox`` and ``resilience``: unset until a key is given.
   Keys are the spec's exported names matched ignoring case and underscores, so
   ``BaseDelay`` and ``base_delay`` are the same key.
@@ -22,6 +24,7 @@ __all__ = [
     "KVServerBasic",
     "KVServerBlock",
     "KVServerConnection",
+    "OutboundSwitches",
     "ResilienceRetryPolicy",
     "RetryPolicy",
     "kvserver_block",
@@ -82,6 +85,21 @@ def kvserver_block(
     """
     checks = reserved_kv_url(url_warning, hint=hint) if url_warning else ()
     return option(group(), doc="key-value server connection (kvserver adapter)", checks=checks)
+
+
+@options_class
+class OutboundSwitches:
+    """Relax the outbound-call rule: https only, and only to public addresses.
+
+    Declared once so every battery that calls out names, defaults and documents the two
+    switches alike; each is logged at open when set.
+    """
+
+    allow_insecure: bool = option(False, doc="permit plain-http URLs (endpoints, token URIs)")
+    allow_private: bool = option(
+        False,
+        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
+    )
 
 
 @options_class

@@ -15,13 +15,13 @@ scripts and writes only its operations::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .adapter import ClosedResource, OpenContext
 from .transport import kv_unreachable
 
-__all__ = ["KVServerKeys", "ms"]
+__all__ = ["KVServerKeys", "SharedClientOpen", "ms"]
 
 
 def ms(seconds: float) -> int:
@@ -85,3 +85,23 @@ class KVServerKeys:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.service_name}.{self.instance} {self.target}>"
+
+
+class SharedClientOpen:
+    """Mixin (first base) whose ``open()`` builds ``cls(client, settings, prefix=, instance=)``.
+
+    For a ``kvserver`` adapter holding no keys of its own kind (``eventbus``,
+    ``ratelimit``): the container's shared client for ``kvserver.*``, the block's
+    ``prefix`` and the battery's settings parsed from the options by ``settings_of``
+    (which raises the battery's configuration error). The class states only that.
+    """
+
+    #: ``settings_of(options, instance=...)``: the battery's parsed settings.
+    settings_of: ClassVar[Callable[..., Any]]
+
+    @classmethod
+    def open(cls, ctx: OpenContext) -> Any:
+        """Borrow the container's client for ``kvserver.*``, with the parsed settings."""
+        settings = cls.settings_of(ctx.options, instance=ctx.instance)
+        prefix = ctx.options.kvserver.prefix
+        return cls(ctx.kvserver_client(), settings, prefix=prefix, instance=ctx.instance)  # type: ignore[call-arg]

@@ -35,6 +35,7 @@ __all__ = [
     "SQL_ALIASES",
     "VENDOR_ALIASES",
     "AdapterTable",
+    "adapter_paths",
     "adapter_table",
     "base_class_of",
     "clear_cache",
@@ -56,6 +57,29 @@ VENDOR_ALIASES: dict[str, tuple[str, ...]] = catalog.product_aliases()
 SQL_ALIASES: dict[str, str] = dict.fromkeys(
     ("sql", "sqlserver", "sqlfile", "postgres", "postgresql", "sqlite", "sqlite3"), "db"
 )
+
+
+def adapter_paths(package: str, adapters: str) -> dict[str, str]:
+    """Return a battery's ``ADAPTERS`` table (canonical name -> dotted path) from one line.
+
+    ``adapter_paths(__name__, "memory.MemoryCache llm_a=anthropic.AnthropicAI")`` in
+    ``toolkit_batteries.<service>.adapters`` gives ``{"memory": "<package>.memory.MemoryCache",
+    "llm_a": "<package>.anthropic.AnthropicAI"}``: each entry is ``module.Class`` inside
+    ``package``, the module's name being the canonical name unless ``name=`` says another
+    (a module named after its product). Order is kept (default first, as in the catalog).
+    Only strings are built, so a battery's vendor SDKs are imported when an adapter opens,
+    never by ``django.setup()``; every path is still checked when it is first resolved.
+    """
+    table: dict[str, str] = {}
+    for entry in adapters.split():
+        name, named, target = entry.rpartition("=")
+        module, dot, cls = target.partition(".")
+        name = name if named else module
+        if not (name.isidentifier() and module and dot and cls) or name in table:
+            raise ValueError(f'{package}: adapter entry "{entry}" is not [name=]module.Class once')
+        table[name] = f"{package}.{target}"
+    return table
+
 
 _lock = threading.Lock()
 _resolved: dict[tuple[str, str], tuple[str, type]] = {}

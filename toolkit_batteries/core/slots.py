@@ -30,7 +30,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Held", "slot_alias"]
+from .errors import ConfigurationError
+from .options import options_to_dict
+
+__all__ = ["Held", "check_override_keys", "entry_options", "held_by_django", "slot_alias"]
 
 T = TypeVar("T")
 
@@ -104,3 +107,61 @@ def _configured(handler: Any, alias: str, entry: Mapping[str, Any]) -> dict[str,
         return dict(entry)
     # Django's database handler insists on a "default" entry in what it configures.
     return configure({"default": dict(entry)})["default"]
+
+
+def entry_options(options: Any, *, without: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Return what a derived ``CACHES``/``STORAGES`` entry's ``OPTIONS`` hold of ``options``.
+
+    Only the options that differ from their class's defaults (secrets as given: the entry
+    is the backend's constructor arguments), so an entry stays short and a default changed
+    in the toolkit reaches every project that did not set it. ``without`` names options
+    that never go into an entry.
+    """
+    given = options_to_dict(options, redact_secrets=False)
+    defaults = options_to_dict(type(options)(), redact_secrets=False)
+    return {
+        key: value
+        for key, value in given.items()
+        if key not in without and value != defaults.get(key)
+    }
+
+
+def check_override_keys(service: str, alias: str, keys: Any, allowed: frozenset[str]) -> None:
+    """Refuse ``overrides`` keys of a derived entry other than ``allowed`` (Django's own).
+
+    The battery's options are set in ``TOOLKIT``, never through ``overrides``, so the
+    container and Django's handler derive the same entry.
+    """
+    unknown = sorted(set(keys) - allowed)
+    if unknown:
+        raise ConfigurationError(
+            f"toolkit: {service}.{alias}: overrides may set {', '.join(sorted(allowed))}; "
+            f"not {', '.join(unknown)} (set the battery's options in TOOLKIT['{service}'])"
+        )
+
+
+def held_by_django(
+    handler: Any,
+    entries: Mapping[str, Mapping[str, Any]],
+    cls: type,
+    ctx: Any,
+    instance_of: Callable[[Mapping[str, Any]], str],
+) -> Held[Any] | None:
+    """Return ``Held(handler[instance])`` when Django's handler holds ``ctx``'s instance.
+
+    The rule ``cache`` and ``storage`` share: the alias is the instance's name, and its
+    entry (in ``entries``, the handler's settings) names ``cls`` or the configured
+    adapter path, for this instance (``instance_of(entry)``). The caller builds the object
+    at once (``held.get()``), so a bad option fails the open. ``None`` means Django holds
+    no such entry: the battery builds the backend itself and registers nothing.
+    """
+    alias = ctx.instance
+    configured = entries.get(alias)
+    if configured is None or instance_of(configured) != alias:
+        return None
+    if str(configured.get("BACKEND", "")) not in {
+        f"{cls.__module__}.{cls.__qualname__}",
+        ctx.adapter,
+    }:
+        return None
+    return Held(lambda: handler[alias], alias)

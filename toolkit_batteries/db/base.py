@@ -89,8 +89,38 @@ def _check_params(params: Any) -> tuple[Any, ...]:
     return tuple(params)
 
 
+#: psycopg's ``TransactionStatus.IDLE`` (no transaction open on the server).
+_IDLE = 0
+#: A ``prepare_threshold`` no statement reaches: only ``prepare=True`` prepares.
+_ONLY_ASKED = 2**31 - 1
+
 #: Tries of :meth:`Database.connect` while a new SQLite file is locked by its WAL switch.
 _LOCKED_ATTEMPTS = 8
+
+
+def _prepared_cursor(conn: BaseDatabaseWrapper) -> Any:
+    """Return the thread's psycopg cursor for prepared statements; ``None`` off PostgreSQL.
+
+    One cursor per Django connection (so per thread), kept on the wrapper and made again
+    when the connection is: building a cursor per statement cost the queue's workers a
+    tenth of their CPU (issue 27). Django opens its psycopg connections with
+    ``prepare_threshold=None``, under which psycopg ignores ``prepare=True`` and sends
+    every statement unnamed (parsed and planned again each time): a threshold no
+    statement reaches makes ``prepare=True`` work while nothing else gets prepared
+    (Django's own cursors never prepare).
+    """
+    if conn.vendor != "postgresql":
+        return None
+    conn.ensure_connection()
+    raw = conn.connection
+    cursor = getattr(conn, "_toolkit_prepared", None)
+    if cursor is None or cursor.connection is not raw:
+        import psycopg
+
+        if raw.prepare_threshold is None:
+            raw.prepare_threshold = _ONLY_ASKED
+        cursor = conn._toolkit_prepared = psycopg.Cursor(raw)  # type: ignore[attr-defined]
+    return cursor
 
 
 class _Queries:
@@ -133,41 +163,61 @@ class _Queries:
             row = cursor.fetchone()
             return None if row is None else tuple(row)
 
-    def fetch_one_prepared(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+    def fetch_one_prepared(
+        self,
+        sql: str,
+        params: Sequence[Any] = (),
+        *,
+        alone: bool = False,
+        connection: BaseDatabaseWrapper | None = None,
+    ) -> tuple[Any, ...] | None:
         """:meth:`fetch_one`, as a server-side prepared statement on PostgreSQL.
 
         For a hot path's statement (a queue pop, a workflow step's claim): Django binds
         parameters client-side and never prepares, so psycopg's ``prepare=True`` saves the
         quoting here and the parsing and planning in the server. Same connection (inside
         an ``atomic`` block it joins that transaction); errors are still Django's.
+
+        ``alone``: when the ``atomic`` block's transaction has not begun on the server
+        (no statement sent in it yet), run the statement as its own transaction instead:
+        it commits by itself, durably, and the block's ``BEGIN`` and ``COMMIT`` round
+        trips are never sent. Only for a caller that knows the statement is the last
+        write of the outermost block (a workflow step's record). ``connection``: this
+        alias's Django connection on this thread, when the caller already looked it up
+        (each lookup goes through asgiref's context-local storage).
         """
-        with self._prepared() as cursor:
-            if cursor is None:
-                return self.fetch_one(sql, params)
-            cursor.execute(sql, params, prepare=True)
-            row = cursor.fetchone()
+        conn = connection or self.django_connection
+        cursor = _prepared_cursor(conn)
+        if cursor is None:
+            return self.fetch_one(sql, params)
+        raw = cursor.connection
+        solo = alone and not raw.autocommit and raw.info.transaction_status == _IDLE
+        with conn.wrap_database_errors:
+            if solo:
+                raw.autocommit = True  # no round trip while idle
+            try:
+                cursor.execute(sql, params, prepare=True)
+                row = cursor.fetchone()
+            finally:
+                if solo and raw.info.transaction_status == _IDLE:
+                    raw.autocommit = False  # back under Django's atomic block
         return None if row is None else tuple(row)
 
-    def execute_prepared(self, sql: str, params: Sequence[Any] = ()) -> int:
+    def execute_prepared(
+        self,
+        sql: str,
+        params: Sequence[Any] = (),
+        *,
+        connection: BaseDatabaseWrapper | None = None,
+    ) -> int:
         """:meth:`execute`, as a server-side prepared statement on PostgreSQL (as above)."""
-        with self._prepared() as cursor:
-            if cursor is None:
-                return self.execute(sql, params)
+        conn = connection or self.django_connection
+        cursor = _prepared_cursor(conn)
+        if cursor is None:
+            return self.execute(sql, params)
+        with conn.wrap_database_errors:
             cursor.execute(sql, params, prepare=True)
             return cursor.rowcount
-
-    @contextmanager
-    def _prepared(self) -> Iterator[Any]:
-        """Yield a psycopg cursor on Django's connection; ``None`` off PostgreSQL."""
-        conn = self.django_connection
-        if conn.vendor != "postgresql":
-            yield None
-            return
-        conn.ensure_connection()
-        import psycopg
-
-        with conn.wrap_database_errors, psycopg.Cursor(conn.connection) as cursor:
-            yield cursor
 
     def fetch_value(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run a query and return the first column of its first row, or ``None``."""

@@ -1,6 +1,7 @@
-"""The errors of the db battery, in one module.
+"""The db battery's errors: tables a battery needs but the migrations have not created, and
+the two ways ``db seed`` stops (no seeds, a failed seed).
 
-The modules that defined them before re-import them, so old import paths keep working.
+``db.base`` and ``db.seeding`` re-import them, so old import paths keep working.
 """
 
 from __future__ import annotations

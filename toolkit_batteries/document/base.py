@@ -31,7 +31,7 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import InvalidOptionsError, ToolkitError
+from toolkit_batteries.core.errors import InvalidArgumentError, InvalidOptionsError, ToolkitError
 from toolkit_batteries.core.outbound import check_url
 
 __all__ = [
@@ -71,14 +71,11 @@ class DocumentError(ToolkitError):
     """Base of the document battery's runtime errors; messages never hold content."""
 
     code = "document_error"
-    params = ("instance", "message")
     template = "document.{instance}: {message}"
 
 
-class InvalidDocumentError(DocumentError, ValueError):
+class InvalidDocumentError(InvalidArgumentError, DocumentError):
     """A bad argument: an unknown format, a source that is not text, a bad asset name."""
-
-    code = "invalid_argument"
 
 
 class UnsafeSourceError(InvalidDocumentError):

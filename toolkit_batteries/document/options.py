@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import program, required, url, warn_when_set
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
@@ -17,7 +18,7 @@ _ENDPOINT_HINT = (
 
 
 @options_class
-class DocumentOptions:
+class DocumentOptions(OutboundSwitches):
     """Options of ``document``; adapters ``local`` (default), ``remote`` and ``latex``."""
 
     __checks__ = (
@@ -55,10 +56,6 @@ class DocumentOptions:
     quality: int = option(80, min=0, max=100, doc="raster quality, 0-100")
     dpi: int = option(150, doc="raster resolution")
     endpoint: str = option("", doc="remote render URL")
-    allow_insecure: bool = option(False, doc="permit an http endpoint")
-    allow_private: bool = option(
-        False, doc="permit private, loopback and link-local dialing (logged at startup)"
-    )
     api_key: str = option("", secret=True, doc="remote renderer key")
     latex_command: str = option("pdflatex", doc="LaTeX PDF compiler command")
     latex_pdf_to_ppm: str = option("pdftoppm", doc="PDF-to-image converter command")

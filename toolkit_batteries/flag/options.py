@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import file_exists, positive, private_file, url
 from toolkit_batteries.core.options import Duration, option, options_class
 
@@ -22,7 +23,7 @@ class StaticFlagOptions:
 
 
 @options_class
-class RemoteConfigFlagOptions:
+class RemoteConfigFlagOptions(OutboundSwitches):
     """The ``remotecfg.`` block: flags read from a remote configuration service."""
 
     project_id: str = option("", doc="project id")
@@ -30,10 +31,6 @@ class RemoteConfigFlagOptions:
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
     endpoint: str = option("", doc="overrides the service's REST API base URL")
     ttl: Duration = option(timedelta(seconds=60), doc="how long a fetched template is fresh")
-    allow_insecure: bool = option(False, doc="permits an http endpoint or token URI")
-    allow_private: bool = option(
-        False, doc="permits private/loopback/link-local dialing; logs a line at startup"
-    )
 
 
 @options_class

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import non_negative, opens, required, url
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
@@ -18,7 +19,7 @@ _URL_HINT = (
 
 
 @options_class
-class GeoOptions:
+class GeoOptions(OutboundSwitches):
     """Options of ``geo``; adapters ``static`` (default), ``geo_a`` and ``geo_b``."""
 
     __checks__ = (
@@ -60,9 +61,5 @@ class GeoOptions:
     path: str = option("", doc="JSON file of the static adapter")
     max_response_body: ByteSize = option(
         ByteSize(0), doc="bound on response bodies; 0 = adapter default"
-    )
-    allow_insecure: bool = option(False, doc="permit an http base URL or endpoint")
-    allow_private: bool = option(
-        False, doc="permit private, loopback and link-local dialing (logged at startup)"
     )
     user_agent: str = option("", doc="User-Agent sent by geo_b")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import positive, required, url
 from toolkit_batteries.core.options import Duration, option, options_class
 
@@ -26,17 +27,13 @@ class EmbedI18nOptions:
 
 
 @options_class
-class RemoteI18nOptions:
+class RemoteI18nOptions(OutboundSwitches):
     """The ``remote.`` block: catalogs fetched from a translation service."""
 
     endpoint: str = option("", doc="remote base URL")
     api_key: str = option("", secret=True, doc="remote credential")
     timeout: Duration = option(timedelta(seconds=30), doc="operation timeout")
     max_in_flight: int = option(1000, doc="cap on concurrent requests")
-    allow_insecure: bool = option(False, doc="permit http endpoints")
-    allow_private: bool = option(
-        False, doc="permit private, loopback and link-local dialing (logged at startup)"
-    )
 
 
 @options_class

@@ -46,7 +46,6 @@ class LockNotAcquiredError(ToolkitError):
     """:meth:`Lock.hold` could not acquire the name within ``wait``."""
 
     code = "lock_not_acquired"
-    params = ("name",)
     template = 'lock "{name}" is held by someone else'
 
 
@@ -54,7 +53,6 @@ class LockCapacityError(ToolkitError):
     """The memory adapter holds ``max_entries`` live leases and never evicts a live one."""
 
     code = "lock_capacity"
-    params = ("instance", "max_entries")
     template = (
         "lock.{instance}: {max_entries} leases are live; raise max_entries "
         "or release leases (live leases are never evicted)"

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django.core.mail.backends.base import BaseEmailBackend
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.errors import InvalidArgumentError, ToolkitError
 from toolkit_batteries.core.options import Where, build_options, decode_mapping
 
 if TYPE_CHECKING:
@@ -95,17 +95,14 @@ class MessageTooLargeError(MailerError, ValueError):
     """A message is larger than ``max_message_size``; nothing was sent or connected."""
 
     code = "message_too_large"
-    params = ("instance", "size", "limit")
     template = (
         "mailer.{instance}: message of {size} bytes exceeds max_message_size "
         "({limit} bytes); nothing was sent"
     )
 
 
-class InvalidMessageError(MailerError, ValueError):
+class InvalidMessageError(InvalidArgumentError, MailerError):
     """The arguments of :meth:`Mailer.send` cannot make a message (no recipient, a newline)."""
-
-    code = "invalid_argument"
 
 
 class MailDeliveryError(MailerError, smtplib.SMTPException):
@@ -116,10 +113,7 @@ class MailDeliveryError(MailerError, smtplib.SMTPException):
     """
 
     code = "service_unavailable"
-
-    def __init__(self, instance: str, reason: str) -> None:
-        self.instance = instance
-        super().__init__(f"mailer.{instance}: delivery failed: {reason}")
+    template = "mailer.{instance}: delivery failed: {reason}"
 
 
 @dataclass(frozen=True, slots=True)

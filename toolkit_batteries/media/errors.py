@@ -7,7 +7,7 @@ The HTTP status of each code comes from ``toolkit_batteries.core.errors.HTTP_STA
 
 from __future__ import annotations
 
-from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.errors import NotFoundError, ToolkitError
 
 __all__ = [
     "ImageTooLargeError",
@@ -50,19 +50,13 @@ class UnsupportedMediaError(MediaError):
 class MediaDurationError(MediaError):
     """The video lasts longer than ``max_duration``; nothing was stored."""
 
-    code = "invalid_argument"
 
-
-class MediaNotFoundError(MediaError, FileNotFoundError):
+class MediaNotFoundError(NotFoundError, MediaError, FileNotFoundError):
     """No object at the key (also a ``FileNotFoundError``, as the storage battery raises)."""
-
-    code = "not_found"
 
 
 class MediaFetchError(MediaError):
     """A URL fetch was refused by the outbound rules or failed; nothing was stored."""
-
-    code = "invalid_argument"
 
 
 class MediaToolError(MediaError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import both_or_neither, program, relation, url
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
@@ -29,7 +30,7 @@ def _bucket_problem(options: MediaOptions) -> str | None:
 
 
 @options_class
-class MediaOptions:
+class MediaOptions(OutboundSwitches):
     """Options of ``media``; adapters ``local`` (default) and ``objstore``."""
 
     __checks__ = (
@@ -82,8 +83,3 @@ class MediaOptions:
     secret_access_key: str = option("", secret=True, doc="secret access key")
     ffmpeg: str = option("ffmpeg", doc="video tool binary path")
     ffprobe: str = option("ffprobe", doc="probe tool binary path")
-    allow_insecure: bool = option(False, doc="permit an http endpoint or fetched URL")
-    allow_private: bool = option(
-        False,
-        doc="permit an endpoint or fetched URL on a private, loopback or link-local address",
-    )

@@ -25,7 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import InvalidOptionsError, ServiceUnavailableError, ToolkitError
+from toolkit_batteries.core.errors import (
+    InvalidArgumentError,
+    InvalidOptionsError,
+    ServiceUnavailableError,
+    ToolkitError,
+)
 
 __all__ = [
     "E164",
@@ -65,11 +70,9 @@ class NotificationError(ToolkitError):
     code = "notification_error"
 
 
-class InvalidNotificationError(NotificationError, ValueError):
+class InvalidNotificationError(InvalidArgumentError, NotificationError):
     """An argument of :meth:`Notification.send` is invalid; nothing was sent."""
 
-    code = "invalid_argument"
-    params = ("instance", "argument", "reason")
     template = "notification.{instance}: {argument} {reason}; nothing was sent"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import (
     file_exists,
     matches,
@@ -84,7 +85,7 @@ _URL_HINT = (
 
 
 @options_class
-class NotificationOptions:
+class NotificationOptions(OutboundSwitches):
     """Options of ``notification``; adapters ``log`` (default), ``sms`` and ``push``."""
 
     __checks__ = (
@@ -130,7 +131,3 @@ class NotificationOptions:
     sms: SMSOptions = option(SMSOptions(), doc="options of the sms adapter")
     push: PushOptions = option(PushOptions(), doc="options of the push adapter")
     log: LogOptions = option(LogOptions(), doc="options of the log adapter")
-    allow_insecure: bool = option(False, doc="permits an http endpoint or token URI")
-    allow_private: bool = option(
-        False, doc="permits private/loopback/link-local dialing; logs a warning at open"
-    )

@@ -58,6 +58,7 @@ __all__ = [
     "STALL_AFTER",
     "Delivered",
     "Inbox",
+    "NewMessage",
     "Outbox",
     "OutboxClosedError",
     "OutboxError",
@@ -140,6 +141,23 @@ def to_datetime(epoch: float | None) -> datetime | None:
 def canonical_id(value: Any) -> str:
     """Return a message id as the canonical UUID text (SQLite stores 32 hex digits)."""
     return str(value if isinstance(value, uuid.UUID) else uuid.UUID(str(value)))
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message :meth:`Outbox.publish` hands its adapter to store as a pending row.
+
+    One value rather than six arguments, so the adapters' ``_insert`` hooks cannot drift
+    in what a new row is made of.
+    """
+
+    message_id: str
+    topic: str
+    key: str
+    payload: bytes
+    headers: dict[str, str]
+    #: When it was published (``available_at`` starts there too).
+    created_at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +419,8 @@ class Outbox(Service):
             check_topic(key, "key")
         body = encode_payload(payload)
         message_id = str(uuid.uuid4())
-        self._insert(topic, key or "", body, _check_headers(headers), message_id, self.clock())
+        headers = _check_headers(headers)
+        self._insert(NewMessage(message_id, topic, key or "", body, headers, self.clock()))
         return message_id
 
     # ------------------------------------------------------------------ consumer
@@ -509,15 +528,8 @@ class Outbox(Service):
 
         return nullcontext()
 
-    def _insert(
-        self,
-        topic: str,
-        key: str,
-        payload: bytes,
-        headers: dict[str, str],
-        message_id: str,
-        now: float,
-    ) -> int | None:
+    def _insert(self, message: NewMessage) -> int | None:
+        """Store ``message`` as a pending row in the caller's transaction; return its row."""
         raise NotImplementedError
 
     def _claim(self, owner: str, limit: int, now: float, lease: float) -> list[Record]:

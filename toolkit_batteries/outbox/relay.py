@@ -45,11 +45,12 @@ import socket
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import timedelta
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.groups import RetryPolicy
@@ -64,6 +65,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_RETRY", "BatchResult", "Relay", "RelayStats", "publisher_for"]
 
 logger = logging.getLogger("toolkit.outbox")
+
+#: What became of a message whose publish failed: retried later, or moved to the dead list.
+Failure = Literal["retried", "dead"]
 
 #: The backoff when ``retry`` is unset: 1 s doubling to 5 min, jittered by 10 %.
 DEFAULT_RETRY = RetryPolicy(
@@ -114,22 +118,21 @@ class BatchResult:
     released: int = 0
 
 
-@dataclass
-class RelayStats:
-    """Totals of a relay's batches."""
+@dataclass(frozen=True, slots=True)
+class RelayStats(BatchResult):
+    """Totals of a relay's batches: every count of :class:`BatchResult`, summed.
+
+    A subclass, so a count added to a batch's result is totalled with no second list of
+    fields. Immutable: the relay replaces its ``stats`` after each batch, so the totals
+    :meth:`Relay.run` returned stay as they were.
+    """
 
     batches: int = 0
-    claimed: int = 0
-    sent: int = 0
-    retried: int = 0
-    dead: int = 0
 
-    def add(self, result: BatchResult) -> None:
-        self.batches += 1
-        self.claimed += result.claimed
-        self.sent += result.sent
-        self.retried += result.retried
-        self.dead += result.dead
+    def add(self, result: BatchResult) -> RelayStats:
+        """Return these totals with ``result`` counted in (one more batch)."""
+        sums = {f.name: getattr(self, f.name) + getattr(result, f.name) for f in fields(result)}
+        return RelayStats(**sums, batches=self.batches + 1)
 
 
 class Relay:
@@ -176,10 +179,10 @@ class Relay:
         if suspect is not None:
             result = self._one_at_a_time(records, suspect)
             outbox._end_batch(token)
-            self.stats.add(result)
+            self.stats = self.stats.add(result)
             return result
         sent: list[int] = []
-        retried = dead = 0
+        failed: Counter[Failure] = Counter()
         for index, record in enumerate(records):
             if outbox.clock() >= claimed_at + self.lease:
                 # The lease ran out mid-batch: another relay may hold the rest now, so
@@ -192,20 +195,15 @@ class Relay:
                     len(records),
                 )
                 break
-            try:
-                self.publish(record)
-            except Exception as exc:  # any publish failure: retry or bury, never lose
-                if self._failed(record, exc):
-                    dead += 1
-                else:
-                    retried += 1
-            else:
+            if (failure := self._publish_one(record)) is None:
                 sent.append(record.row)
+            else:
+                failed[failure] += 1
         if sent:
             outbox._mark_sent(sent, outbox.clock())
         outbox._end_batch(token)
-        result = BatchResult(len(records), len(sent), retried, dead)
-        self.stats.add(result)
+        result = BatchResult(len(records), len(sent), failed["retried"], failed["dead"])
+        self.stats = self.stats.add(result)
         return result
 
     def _one_at_a_time(self, records: list[Record], suspect: int) -> BatchResult:
@@ -222,22 +220,29 @@ class Relay:
             rows = [record.row for record in rest if record.abandoned is abandoned]
             if rows:
                 released += outbox._release(rows, self.owner, abandoned=abandoned)
-        sent = retried = dead = 0
+        sent = 0
+        failed: Counter[Failure] = Counter()
         for record in kept:
             if record.abandoned and record.attempts > self.max_attempts:
                 self._bury_abandoned(record)
-                dead += 1
+                failed["dead"] += 1
                 continue
-            try:
-                self.publish(record)
-            except Exception as exc:  # any publish failure: retry or bury, never lose
-                if self._failed(record, exc):
-                    dead += 1
-                else:
-                    retried += 1
-            else:
+            if (failure := self._publish_one(record)) is None:
                 sent += outbox._mark_sent([record.row], outbox.clock())
-        return BatchResult(len(kept), sent, retried, dead, released)
+            else:
+                failed[failure] += 1
+        return BatchResult(len(kept), sent, failed["retried"], failed["dead"], released)
+
+    def _publish_one(self, record: Record) -> Failure | None:
+        """Publish ``record``; on failure retry or bury it and say which (``None``: sent).
+
+        The one rule both batch paths follow: a publish failure is never lost.
+        """
+        try:
+            self.publish(record)
+        except Exception as exc:  # any publish failure: retry or bury, never lose
+            return "dead" if self._failed(record, exc) else "retried"
+        return None
 
     def _bury_abandoned(self, record: Record) -> None:
         """Move a row whose relays kept stopping on it to the dead list, unpublished."""

@@ -12,11 +12,21 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from toolkit_batteries.core.argtypes import positive_int
-from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
+from toolkit_batteries.core.commands import (
+    EXIT_INVALID,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    service_errors,
+)
 
-EXIT_USAGE = 2
-EXIT_INVALID = 3
-EXIT_UNREACHABLE = 5
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_UNREACHABLE",
+    "EXIT_USAGE",
+    "add_arguments",
+    "open_outbox",
+    "run_operation",
+]
 
 
 def add_arguments(parser: Any, *, json_flag: bool = True) -> None:
@@ -101,9 +111,5 @@ def open_outbox(instance: str) -> Any:
     """Return ``services.outbox(instance)``; configuration and reachability become exits."""
     from toolkit_batteries import services
 
-    try:
+    with service_errors():
         return services.outbox(instance)
-    except ConfigurationError as exc:
-        raise CommandError(str(exc), returncode=EXIT_INVALID) from None
-    except ServiceUnavailableError as exc:
-        raise CommandError(str(exc), returncode=EXIT_UNREACHABLE) from None

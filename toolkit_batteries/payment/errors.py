@@ -1,13 +1,21 @@
-"""The errors of the payment battery, in one module.
+"""The payment battery's errors: unknown or invalid payments, idempotency-key misuse,
+provider refusals, webhooks refused before or after their signature, illegal transitions.
 
-The modules that defined them before re-import them, so old import paths keep working.
+``payment.base`` re-exports them and the modules that raise them import them from here,
+so old import paths keep working.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core import errors
+from toolkit_batteries.core.errors import (
+    InvalidArgumentError,
+    NotFoundError,
+    NotSupportedError,
+    ToolkitError,
+)
 
 if TYPE_CHECKING:
     from .states import PaymentState
@@ -31,21 +39,19 @@ class PaymentError(ToolkitError):
     """Base of the payment battery's runtime errors; messages never hold a secret."""
 
     code = "payment_error"
+    #: The prefix of the messages of the core families (``core.errors``) it joins.
+    service: ClassVar[str] = "payment"
 
 
-class PaymentNotFoundError(PaymentError, LookupError):
+class PaymentNotFoundError(NotFoundError, PaymentError):
     """No payment with that id in this instance."""
 
-    code = "not_found"
-    params = ("instance", "payment_id")
     template = "payment.{instance}: no payment {payment_id}"
 
 
-class InvalidPaymentError(PaymentError, ValueError):
+class InvalidPaymentError(InvalidArgumentError, PaymentError):
     """An argument that breaks the rules (amount, currency, metadata, refund amount)."""
 
-    code = "invalid_argument"
-    params = ("instance", "field", "reason")
     template = 'payment.{instance}: "{field}" {reason}'
 
 
@@ -53,7 +59,6 @@ class IdempotencyKeyReusedError(PaymentError):
     """An idempotency key already used for a different request (another payment or amount)."""
 
     code = "failed_precondition"
-    params = ("instance", "kind")
     template = (
         "payment.{instance}: this idempotency key was used for a different {kind}; "
         "use a new key per operation"
@@ -64,16 +69,12 @@ class OperationInProgressError(PaymentError):
     """The same idempotency key is being processed right now by another caller."""
 
     code = "already_exists"
-    params = ("instance", "kind")
+
     template = "payment.{instance}: a {kind} with this idempotency key is in progress"
 
 
-class PaymentNotSupportedError(PaymentError):
+class PaymentNotSupportedError(NotSupportedError, PaymentError):
     """The provider has no such operation (``payment_b`` has no separate capture)."""
-
-    code = "unimplemented"
-    params = ("instance", "adapter", "operation")
-    template = 'payment.{instance}: adapter "{adapter}" does not support {operation}'
 
 
 class PaymentProviderError(PaymentError):
@@ -105,27 +106,19 @@ class PaymentProviderError(PaymentError):
         super().__init__(f"payment.{instance}: the provider refused {operation}: {what}{code}")
 
 
-class WebhookTooLargeError(PaymentError):
+class WebhookTooLargeError(errors.WebhookTooLargeError, PaymentError):
     """A webhook body over ``max_webhook_bytes``; refused before it is parsed."""
 
-    code = "payload_too_large"
-    params = ("instance", "limit")
-    template = "payment.{instance}: webhook body over max_webhook_bytes ({limit})"
 
-
-class WebhookPayloadError(PaymentError, ValueError):
+class WebhookPayloadError(InvalidArgumentError, PaymentError):
     """A verified webhook whose body is not a JSON object of the provider's shape."""
 
-    code = "invalid_argument"
-    params = ("instance", "reason")
     template = "payment.{instance}: webhook body {reason}"
 
 
-class WebhookSignatureError(ToolkitError, ValueError):
+class WebhookSignatureError(InvalidArgumentError):
     """A webhook failed verification; the message says which check, never a value."""
 
-    code = "invalid_argument"
-    params = ("instance", "reason")
     template = "payment.{instance}: webhook signature verification failed: {reason}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import warn_when_set, webhook_provider
 from toolkit_batteries.core.options import ByteSize, Duration, option, options_class
 
@@ -14,7 +15,7 @@ _PROVIDERS = ("payment_a", "payment_b")
 
 
 @options_class
-class PaymentOptions:
+class PaymentOptions(OutboundSwitches):
     """Options of ``payment``; adapters ``stub`` (default), ``payment_a``, ``payment_b``.
 
     ``stub`` verifies no webhooks and holds no funds.
@@ -48,9 +49,4 @@ class PaymentOptions:
     webhook_tolerance: Duration = option(
         timedelta(minutes=5),
         doc="largest drift between a webhook's signed timestamp and this clock (either way)",
-    )
-    allow_insecure: bool = option(False, doc="permit an http endpoint")
-    allow_private: bool = option(
-        False,
-        doc="permit private, loopback and link-local endpoints (checked after DNS resolution)",
     )

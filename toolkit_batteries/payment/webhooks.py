@@ -15,10 +15,10 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
+from toolkit_batteries.core import webhook_signatures
 from toolkit_batteries.core.webhook_signatures import header_value
 
-from .errors import WebhookPayloadError, WebhookTooLargeError
-from .signatures import verify
+from .errors import WebhookPayloadError, WebhookSignatureError, WebhookTooLargeError
 from .states import IllegalTransitionError
 from .values import WebhookEvent, _digest
 
@@ -41,14 +41,14 @@ def verify_webhook(service: Payment, body: bytes, headers: Any) -> WebhookEvent:
         raise WebhookTooLargeError(service.instance, service.max_webhook_bytes)
     scheme = service.signature_scheme
     if scheme is not None:
-        verify(
+        webhook_signatures.verify(
             scheme,
             header_value(headers, scheme.header),
             raw,
             service._webhook_secret,
             tolerance=service.webhook_tolerance,
             now=service.clock,
-            instance=service.instance,
+            fail=lambda reason: WebhookSignatureError(service.instance, reason),
         )
     try:
         payload = json.loads(raw)

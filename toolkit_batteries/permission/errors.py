@@ -1,6 +1,7 @@
-"""The errors of the permission battery, in one module.
+"""The permission battery's errors: an action refused (HTTP ``403``) and a guarded view
+that names no action (a configuration error).
 
-The modules that defined them before re-import them, so old import paths keep working.
+``permission.base`` and ``permission.drf`` re-import them, so old import paths keep working.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ class PermissionDeniedError(ToolkitError):
     """
 
     code = "permission_denied"
-    params = ("action",)
     template = 'permission denied for action "{action}"'
 
 

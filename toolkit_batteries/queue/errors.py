@@ -32,7 +32,6 @@ class QueueFullError(QueueError):
     """A push found the topic's buffer full (the ``memory`` adapter's ``buffer``)."""
 
     code = "resource_exhausted"
-    params = ("instance", "topic", "limit")
     template = (
         'queue.{instance}: topic "{topic}" is full ({limit} waiting messages); '
         "consume faster or raise the buffer option"
@@ -43,7 +42,6 @@ class QueueClosedError(QueueError, RuntimeError):
     """The queue was used after :meth:`Queue.close`."""
 
     code = "queue_closed"
-    params = ("instance",)
     template = "queue.{instance}: the queue is closed"
 
 
@@ -65,9 +63,6 @@ class UnknownJobError(LookupError):
         super().__init__(
             f'no job named "{name}" is registered (is its module imported on this side?)'
         )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class JobsConfigurationError(SideSettingError):

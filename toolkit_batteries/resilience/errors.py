@@ -43,7 +43,6 @@ class BulkheadFullError(ResilienceError):
     """The bulkhead refused the call: its queue is full, or no slot freed within max_wait."""
 
     code = "bulkhead_full"
-    params = ("instance", "reason")
     template = "resilience.{instance}: bulkhead full: {reason}"
 
 
@@ -70,5 +69,4 @@ class PolicyClosedError(ResilienceError, RuntimeError):
     """The policy was closed (its container shut down)."""
 
     code = "resilience_closed"
-    params = ("instance",)
     template = "resilience.{instance}: the policy is closed"

@@ -1,6 +1,6 @@
-"""The errors of the scheduler battery, in one module.
+"""The scheduler battery's error: a schedule whose name, cron expression or job is unusable.
 
-The modules that defined them before re-import them, so old import paths keep working.
+``scheduler.base`` re-imports it, so old import paths keep working.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.errors import NotFoundError, ToolkitError
 
 from .query import ParsedQuery, parse_query
 
@@ -85,7 +85,6 @@ class SearchError(ToolkitError):
     """A search call was refused; the message names the service, instance and argument."""
 
     code = "invalid_argument"
-    params = ("instance", "message")
     template = "search.{instance}: {message}"
 
 
@@ -99,10 +98,8 @@ class SearchBatchTooLargeError(SearchError):
     code = "out_of_range"
 
 
-class SearchDocumentNotFoundError(SearchError):
-    """``update`` named a document the index does not hold."""
-
-    code = "not_found"
+class SearchDocumentNotFoundError(NotFoundError, SearchError):
+    """``update`` named a document the index does not hold (also a ``LookupError``)."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import matches, required, sql_target, url
 from toolkit_batteries.core.options import option, options_class
 
@@ -16,7 +17,7 @@ _HOST_HINT = (
 
 
 @options_class
-class SearchOptions:
+class SearchOptions(OutboundSwitches):
     """Options of ``search``: adapters ``db`` (default), ``sqlserver``, ``searchengine``.
 
     ``sqlfile`` and ``sqlserver`` are aliases of ``db``. With ``db`` an empty DSN selects
@@ -40,10 +41,6 @@ class SearchOptions:
     api_key: str = option("", secret=True, doc="backend key")
     dsn: str = option("", doc="SQL URL or file path")
     dedicated_pool: bool = option(False, doc="open a private pool instead of sharing by DSN")
-    allow_insecure: bool = option(False, doc="permit an http host")
-    allow_private: bool = option(
-        False, doc="permit a private, loopback or link-local search-server host (searchengine)"
-    )
     language: str = option(
         "english",
         doc="PostgreSQL text search configuration (stemming and stop words) of new documents",

@@ -26,7 +26,12 @@ import re
 from typing import ClassVar, TypeVar
 
 from toolkit_batteries.core.adapter import Service
-from toolkit_batteries.core.errors import ToolkitError
+from toolkit_batteries.core.errors import (
+    InvalidArgumentError,
+    NotFoundError,
+    NotSupportedError,
+    ToolkitError,
+)
 
 __all__ = [
     "InvalidSecretNameError",
@@ -51,43 +56,34 @@ class SecretsError(ToolkitError):
     """Base of the secrets battery's runtime errors; messages never hold a value."""
 
     code = "secrets_error"
+    #: The prefix of the messages of the core families (``core.errors``) it joins.
+    service: ClassVar[str] = "secrets"
 
 
-class SecretNotFoundError(SecretsError, KeyError):
+class SecretNotFoundError(NotFoundError, SecretsError, KeyError):
     """No secret of that name (or no such field in it)."""
-
-    code = "not_found"
 
     def __init__(self, instance: str, name: str, where: str) -> None:
         self.instance = instance
         self.name = name
         super().__init__(f'secrets.{instance}: no secret "{name}" ({where})')
 
-    def __str__(self) -> str:  # KeyError would quote the whole message
-        return str(self.args[0])
-
 
 class SecretAccessDeniedError(SecretsError, PermissionError):
     """The secrets server refused the token (403): wrong, expired or lacking a policy."""
 
     code = "permission_denied"
-    params = ("instance", "what")
+
     template = "secrets.{instance}: the secrets server refused the token ({what})"
 
 
-class SecretsNotSupportedError(SecretsError):
+class SecretsNotSupportedError(NotSupportedError, SecretsError):
     """The adapter cannot do this (``env`` cannot write: rotation means a redeploy)."""
 
-    code = "unimplemented"
-    params = ("instance", "adapter", "operation")
-    template = 'secrets.{instance}: adapter "{adapter}" does not support {operation}'
 
-
-class InvalidSecretNameError(SecretsError, ValueError):
+class InvalidSecretNameError(InvalidArgumentError, SecretsError):
     """A secret name that does not follow the rules; the offending text is not echoed."""
 
-    code = "invalid_argument"
-    params = ("instance", "reason")
     template = "secrets.{instance}: invalid secret name: {reason}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import opens, relation, warn_when_set
 from toolkit_batteries.core.options import option, options_class
 
@@ -20,7 +21,7 @@ _PREFIX_HINT = (
 
 
 @options_class
-class SecretsOptions:
+class SecretsOptions(OutboundSwitches):
     """Options of ``secrets``; adapters ``env`` (default) and ``secretstore``."""
 
     __checks__ = (
@@ -61,11 +62,6 @@ class SecretsOptions:
     )
 
     addr: str = option("", doc="secrets-server address")
-    allow_insecure: bool = option(False, doc="permit a plain-http address")
-    allow_private: bool = option(
-        False,
-        doc="permit private, loopback and link-local addresses (checked after DNS resolution)",
-    )
     allow_insecure_token_file_perms: bool = option(
         False, doc="permit a token file readable beyond its owner (0600 or stricter otherwise)"
     )

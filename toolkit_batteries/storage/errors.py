@@ -1,6 +1,8 @@
-"""The errors of the storage battery, in one module.
+"""The storage battery's errors: a policy push that failed, a refusal by the access policy,
+and a key or bucket name against the rules (also Django's ``SuspiciousFileOperation``).
 
-The modules that defined them before re-import them, so old import paths keep working.
+``storage.base``, ``storage.policy`` and ``storage.keys`` re-import them, so old import
+paths keep working.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class AccessDeniedError(ToolkitError, PermissionError):
     """The access policy refuses the operation to the subject."""
 
     code = "permission_denied"
+
+    #: Declared: the bucket comes first in the call, the operation first in the message.
     params = ("bucket", "operation")
     template = 'storage: the access policy refuses "{operation}" in bucket "{bucket}"'
 

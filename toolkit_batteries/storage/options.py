@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from toolkit_batteries.core.groups import OutboundSwitches
 from toolkit_batteries.core.option_kinds import both_or_neither, relation, url
 from toolkit_batteries.core.options import option, options_class
 
@@ -39,7 +40,7 @@ class BucketPolicy:
 
 
 @options_class
-class StorageOptions:
+class StorageOptions(OutboundSwitches):
     """Options of ``storage``; adapters ``local`` (default), ``objstore``, ``objstore_b``."""
 
     __checks__ = (
@@ -92,10 +93,6 @@ class StorageOptions:
     )
     sync_fail: str = option("", choices=("warn", "require"), doc="on sync failure: warn or require")
     account_id: str = option("", doc="account id (objstore_b)")
-    allow_insecure: bool = option(False, doc="permit an http endpoint")
-    allow_private: bool = option(
-        False, doc="permit an endpoint on a private, loopback or link-local address"
-    )
     policy: dict[str, BucketPolicy] = option(
         {}, doc="bucket name (or Default) to access policy; empty = legacy private mode"
     )

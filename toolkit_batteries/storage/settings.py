@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.errors import ConfigurationError
+from toolkit_batteries.core.slots import Held, check_override_keys, entry_options, held_by_django
 
 if TYPE_CHECKING:
     from toolkit_batteries.core.adapter import OpenContext
-    from toolkit_batteries.core.slots import Held
 
     from .base import Storage
 
@@ -53,19 +53,9 @@ def _backend(adapter: str) -> str:
     return text
 
 
-def _non_default_options(options: Any) -> dict[str, Any]:
-    from toolkit_batteries.core.options import options_to_dict
-
-    from .options import StorageOptions
-
-    given = options_to_dict(options, redact_secrets=False)
-    defaults = options_to_dict(StorageOptions(), redact_secrets=False)
-    return {key: value for key, value in given.items() if value != defaults.get(key)}
-
-
 def storage_entry(adapter: str, instance: str, options: Any, *, bucket: str = "") -> dict[str, Any]:
     """Return the ``STORAGES`` entry of one ``storage`` instance."""
-    given: dict[str, Any] = {"instance": instance, **_non_default_options(options)}
+    given: dict[str, Any] = {"instance": instance, **entry_options(options)}
     if bucket:
         given["bucket"] = bucket
     return {"BACKEND": _backend(adapter), "OPTIONS": given}
@@ -78,9 +68,8 @@ def django_storage_settings(
 ) -> dict[str, dict[str, Any]]:
     """Return the ``STORAGES`` setting ``TOOLKIT["storage"]`` implies (``default`` first).
 
-    ``config`` is a loaded :class:`Config`, a ``TOOLKIT`` mapping (the environment is
-    applied on top, as the container does), or ``None`` for ``settings.TOOLKIT``.
-    ``overrides`` sets an entry's ``bucket`` per alias.
+    ``config`` is what :meth:`Config.of` takes; ``overrides`` sets an entry's ``bucket``
+    per alias.
     """
     loaded = Config.of(config)
     names = loaded.instances("storage")
@@ -91,13 +80,7 @@ def django_storage_settings(
                 f'toolkit: storage: overrides name the alias "{alias}", which '
                 f'TOOLKIT["storage"] does not configure'
             )
-        unknown = sorted(set(keys) - OVERRIDE_KEYS)
-        if unknown:
-            raise ConfigurationError(
-                f"toolkit: storage.{alias}: overrides may set "
-                f"{', '.join(sorted(OVERRIDE_KEYS))}; not {', '.join(unknown)} "
-                "(set the battery's options in TOOLKIT['storage'])"
-            )
+        check_override_keys("storage", alias, keys, OVERRIDE_KEYS)
     storages: dict[str, dict[str, Any]] = {}
     for instance in ["default", *sorted(set(names) - {"default"})]:
         cfg = loaded.service("storage", instance)
@@ -120,14 +103,12 @@ def open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage] | Storage:
     from django.core.files.storage import storages
 
     from toolkit_batteries.core.djangoready import ensure_django
-    from toolkit_batteries.core.slots import Held
 
     ensure_django()
-    alias = ctx.instance
-    configured = storages.backends.get(alias)
-    if configured is not None and _is_entry_of(configured, cls, ctx):
-        storage: Storage = storages[alias]  # built now, so a bad option fails the open
-        held: Held[Storage] | Storage = Held(lambda: storages[alias], alias)
+    found = held_by_django(storages, storages.backends, cls, ctx, _instance_of)
+    if found is not None:
+        storage: Storage = found.get()  # built now, so a bad option fails the open
+        held: Held[Storage] | Storage = found
     else:
         entry = storage_entry(ctx.adapter, ctx.instance, ctx.options)
         storage = held = cls(**entry["OPTIONS"])
@@ -135,10 +116,6 @@ def open_held(cls: type[Storage], ctx: OpenContext) -> Held[Storage] | Storage:
     return held
 
 
-def _is_entry_of(configured: Mapping[str, Any], cls: type[Storage], ctx: OpenContext) -> bool:
-    """Tell whether a ``STORAGES`` entry is ``cls`` for ``ctx``'s instance (by name)."""
-    backend = str(configured.get("BACKEND", ""))
-    instance = str((configured.get("OPTIONS") or {}).get("instance", "") or "default")
-    return backend in {f"{cls.__module__}.{cls.__qualname__}", ctx.adapter} and (
-        instance == ctx.instance
-    )
+def _instance_of(configured: Mapping[str, Any]) -> str:
+    """Return the instance a ``STORAGES`` entry serves: its ``OPTIONS["instance"]``."""
+    return str((configured.get("OPTIONS") or {}).get("instance", "") or "default")

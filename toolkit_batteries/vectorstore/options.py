@@ -51,3 +51,9 @@ class VectorStoreOptions:
     )
     ef_search: int = option(100, min=1, max=1000, doc="HNSW candidates per query (recall)")
     probes: int = option(10, min=1, max=32768, doc="IVFFlat lists visited per query (recall)")
+    index_build_memory: int = option(
+        0,
+        min=0,
+        max=65536,
+        doc="MiB of maintenance_work_mem create_index() builds with (0: the server's setting)",
+    )

@@ -1,6 +1,7 @@
-"""The errors of the webhook battery, in one module.
+"""The webhook battery's errors: a target the outbound rules refuse and a delivery whose
+signature fails verification; messages name no secret, body or URL.
 
-The modules that defined them before re-import them, so old import paths keep working.
+``webhook.base`` and ``webhook.signing`` re-import them, so old import paths keep working.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ import uuid
 import weakref
 from collections.abc import Callable
 from contextlib import nullcontext
+from contextvars import ContextVar
 from datetime import timedelta
 from typing import Any, ClassVar
 
@@ -58,7 +59,7 @@ from .records import (
     StepRecord,
 )
 from .runstate import MAX_ERROR as MAX_ERROR
-from .runstate import _LeaseLost, _reason, _released, max_attempts
+from .runstate import Expect, Fields, Job, _LeaseLost, _reason, _released, max_attempts
 from .signals import step_recorded
 
 __all__ = [
@@ -84,6 +85,9 @@ Position = tuple[int, bool] | None
 _engines: weakref.WeakValueDictionary[str, Workflow] = weakref.WeakValueDictionary()
 #: Reads a cancel makes while steps keep committing under it, before it answers False.
 _CANCEL_ROUNDS = 20
+#: The queue delivery the running ``advance`` was called for (the step job's message),
+#: until a step's record acknowledges it.
+_delivery: ContextVar[Any] = ContextVar("toolkit_workflow_delivery", default=None)
 
 
 def engine_for(instance: str, token: str = "") -> Workflow:
@@ -139,8 +143,12 @@ class Workflow(Service):
 
     # ------------------------------------------------------------------ primitives
 
-    def _insert(self, run: RunRecord) -> bool:
-        """Store a new run; ``False`` when the id is taken."""
+    def _insert(self, run: RunRecord, then: Job | None = None) -> bool:
+        """Store a new run; ``False`` when the id is taken.
+
+        ``then`` (given only when the queue joins this service's transactions) is the
+        first step's job, pushed with the row in the same transaction.
+        """
         raise NotImplementedError
 
     def _load(self, run_id: str) -> RunRecord | None:
@@ -156,12 +164,7 @@ class Workflow(Service):
         raise NotImplementedError
 
     def _update(
-        self,
-        run_id: str,
-        changes: dict[str, Any],
-        *,
-        owner: str | None = None,
-        expect: dict[str, Any] | None = None,
+        self, run_id: str, changes: Fields, *, owner: str | None = None, expect: Expect = None
     ) -> bool:
         """Change a run when ``owner`` holds it and its fields match ``expect`` (tuple: any of)."""
         raise NotImplementedError
@@ -174,21 +177,23 @@ class Workflow(Service):
         raise NotImplementedError
 
     def _move(
-        self,
-        run_id: str,
-        changes: dict[str, Any],
-        owner: str,
-        expect: dict[str, Any],
-        step: StepRecord,
+        self, run_id: str, changes: Fields, owner: str, expect: Fields, step: StepRecord, *more: Any
     ) -> bool:
         """``_update`` and, when it applied, ``_put_step``: a step's record (in a transaction).
 
-        Adapters that can do both in one statement override it (``db`` on PostgreSQL:
-        one round trip fewer per step); ``False`` (nothing written) as ``_update``.
+        ``more`` (only when the queue joins the transaction) is ``(then, delivery)``: the
+        next job to push and the worker's delivery to acknowledge (each or ``None``), both
+        only when the move applied. The move is the last write of its transaction. ``db``
+        on PostgreSQL does it all in one statement; ``False`` (nothing written) as ``_update``.
         """
         if not self._update(run_id, changes, owner=owner, expect=expect):
             return False
         self._put_step(run_id, step)
+        then, delivery = more or (None, None)
+        if then is not None:
+            self.queue.push(*then)
+        if delivery is not None and delivery.queue.ack(delivery.message):
+            self._after_commit(delivery.mark_acked)
         return True
 
     def _steps(self, run_id: str) -> list[StepRecord]:
@@ -239,7 +244,8 @@ class Workflow(Service):
 
         Starting with a ``run_id`` that exists (same workflow) returns it without a second
         run, so a start can be retried. On ``db`` the run row joins the caller's
-        transaction and its first job is pushed when that transaction commits.
+        transaction and its first job is pushed when that transaction commits (with the
+        ``db`` queue on the same database, in that transaction: both or neither).
         """
         self._check_open()
         found = self._definition(workflow)
@@ -252,8 +258,11 @@ class Workflow(Service):
         record = RunRecord(
             run_id, self.namespace, found.name, input=input, created_at=now, updated_at=now
         )
-        if self._insert(record):
-            self._after_commit(lambda: self._dispatch(found, run_id, at=(0, False)))
+        job = self._job(found, run_id, (0, False))
+        joins = self._joins(self.queue)
+        if self._insert(record, job if joins else None):
+            if not joins:
+                self._after_commit(lambda: self.queue.push(*job))
             return run_id
         existing = self._load(run_id)
         if existing is None or existing.workflow != found.name:
@@ -409,18 +418,24 @@ class Workflow(Service):
         self, found: WorkflowDefinition, run_id: str, delay: float = 0.0, *, at: Position = None
     ) -> None:
         """Queue a step job; ``at`` ties it to one position, so a stale copy does nothing."""
+        topic, body = self._job(found, run_id, at)
+        self.queue.push(topic, body, delay=delay if delay > 0 else None)
+
+    def _job(self, found: WorkflowDefinition, run_id: str, at: Position) -> Job:
+        """Return the topic and body of the step job for ``run_id`` at ``at``."""
         from toolkit_batteries.queue.jobs.dispatch import topic_for
         from toolkit_batteries.queue.jobs.payload import encode
 
         args: list[Any] = [self.instance, run_id, self.token, found.name]
         if at is not None:
             args += [at[0], at[1]]
-        body = encode(ADVANCE_JOB, args)
-        self.queue.push(topic_for(found.queue), body, delay=delay if delay > 0 else None)
+        return topic_for(found.queue), encode(ADVANCE_JOB, args)
 
     # ------------------------------------------------------------------ the runner
 
-    def advance(self, run_id: str, workflow: str | None = None, at: Position = None) -> str:
+    def advance(
+        self, run_id: str, workflow: str | None = None, at: Position = None, *, delivery: Any = None
+    ) -> str:
         """Run the next step (or compensation) of ``run_id``; return what happened.
 
         The outcomes: ``step`` (one step recorded, the next queued), ``completed``,
@@ -430,7 +445,19 @@ class Workflow(Service):
         to run here. ``at`` (``(current, compensating)``, which the jobs carry) makes a job
         queued for a position the run has left (a redelivered or duplicated job) a no-op,
         so one run never has two chains of jobs.
+
+        ``delivery`` (the step job passes the worker's
+        :class:`~toolkit_batteries.queue.jobs.worker.Delivery`) is the message this call
+        runs for: when the queue shares the workflow's database, the step's record
+        acknowledges it in the same transaction (the worker then sends no ack).
         """
+        token = _delivery.set(delivery)
+        try:
+            return self._advance(run_id, workflow, at)
+        finally:
+            _delivery.reset(token)
+
+    def _advance(self, run_id: str, workflow: str | None, at: Position) -> str:
         self._check_open()
         now = self.clock()
         owner = uuid.uuid4().hex
@@ -571,33 +598,38 @@ class Workflow(Service):
 
         With ``then``, the next step's job is pushed in the same transaction when the
         queue writes through the same database connection (the ``db`` queue on the
-        workflow's alias): record and next job commit together. With ``cancellable``,
+        workflow's alias), and the job's own message is acknowledged in it: record, next
+        job and ack commit together (or none of them). With ``cancellable``,
         the move is conditional on no cancel having been requested; when one was, the
         step is recorded and the run starts compensating from it instead (so a cancel
         that answered ``True`` during the pivot or the last step is kept). Return
         ``(cancelled, queued)``: whether the cancel won, and whether the job that comes
         next (the next step's, or the compensation's) was pushed in the transaction.
         """
-        expect: dict[str, Any] = {"current": run.current}
+        expect: Fields = {"current": run.current}
         if cancellable:
             expect["cancel_requested"] = False
+        joins = self._joins(self.queue)
+        more: tuple[Any, ...] = ()
+        if joins:
+            at = (changes["current"], compensating)
+            delivery = _delivery.get()
+            _delivery.set(None)  # one ack per delivery, and only of this queue's message
+            job = None if then is None else self._job(then, run.id, at)
+            more = (job, delivery if delivery and self._joins(delivery.queue) else None)
         with self._atomic():
-            cancelled = False
-            if not self._move(run.id, changes, owner, expect, step):
-                if not (cancellable and compensate_cancelled_step(self, run, owner)):
-                    raise _LeaseLost
-                cancelled, compensating = True, True
-                changes = {"current": run.current}
-                self._put_step(run.id, step)
-            if (then is not None or cancelled) and self._queue_joins_transaction():
-                found = then or definition(run.workflow)
-                self._dispatch(found, run.id, at=(changes["current"], compensating))
-                return cancelled, True
-        return cancelled, False
+            if self._move(run.id, changes, owner, expect, step, *more):
+                return False, then is not None and joins
+            if not (cancellable and compensate_cancelled_step(self, run, owner)):
+                raise _LeaseLost
+            self._put_step(run.id, step)
+            if joins:
+                self._dispatch(then or definition(run.workflow), run.id, at=(run.current, True))
+        return True, joins
 
-    def _queue_joins_transaction(self) -> bool:
-        """Tell whether a push joins this service's transactions (same database alias)."""
-        database = getattr(self.queue, "database", None)
+    def _joins(self, queue: Any) -> bool:
+        """Tell whether ``queue``'s writes join this service's transactions (same alias)."""
+        database = getattr(queue, "database", None)
         return self.using is not None and getattr(database, "alias", None) == self.using
 
     def _recorded(self, run: RunRecord, step: str, index: int, *, compensating: bool) -> None:

@@ -30,7 +30,12 @@ def advance(
 
     ``current`` and ``compensating`` are the position the job was queued for.
     """
-    from .base import engine_for
+    from toolkit_batteries.queue.jobs.worker import current_delivery
+
+    from .base import ADVANCE_JOB, engine_for
 
     at = None if current is None else (int(current), bool(compensating))
-    return engine_for(instance, engine).advance(run_id, workflow, at)
+    delivery = current_delivery()
+    if delivery is not None and delivery.job != ADVANCE_JOB:
+        delivery = None  # called from inside another job: that message is not ours
+    return engine_for(instance, engine).advance(run_id, workflow, at, delivery=delivery)

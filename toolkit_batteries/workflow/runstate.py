@@ -16,6 +16,12 @@ __all__ = ["MAX_ERROR", "max_attempts"]
 
 #: Longest error text kept on a run or step.
 MAX_ERROR = 2000
+#: A run's fields by name: changes to make, or values to match (a tuple: any of them).
+Fields = dict[str, Any]
+#: Values a conditional write matches, if any.
+Expect = Fields | None
+#: A step job ready to push: (topic, body).
+Job = tuple[str, bytes]
 
 
 class _LeaseLost(Exception):

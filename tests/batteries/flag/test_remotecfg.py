@@ -251,7 +251,7 @@ def test_no_key_or_token_in_logs_errors_or_reprs(remote, tmp_path, caplog):
                 caplog.text,
                 str(caught.value),
                 repr(flag),
-                repr(flag._account),
+                repr(flag._tokens.account),
                 repr(container.config.service("flag", "default").options),
             ]
         )

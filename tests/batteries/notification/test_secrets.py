@@ -60,10 +60,10 @@ def test_push_never_shows_the_key_the_assertion_or_a_token(caplog, tmp_path):
         server.force = (503, {"error": {"code": 503, "status": "UNAVAILABLE"}})
         texts += failing_texts(lambda: push.send("other-device-token-123", "hello"))
         server.force = (400, {"error": "invalid_grant"})
-        push._forget(push._token)
+        push._tokens.forget()
         texts += failing_texts(lambda: push.send("other-device-token-123", "hello"))
         texts += failing_texts(lambda: push.ping())
-        texts += [repr(push), repr(push.__dict__), repr(push._account)]
+        texts += [repr(push), repr(push.__dict__), repr(push._tokens.account)]
         container.close()
         assertions = [
             s.form()["assertion"][0] for s in server.seen if s.path == "/token" and s.body

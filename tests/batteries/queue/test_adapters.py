@@ -221,6 +221,20 @@ def test_kvserver_unreachable_at_open_names_no_secret():
 # ---------------------------------------------------------------------- db
 
 
+def test_db_hot_statements_are_server_side_prepared_on_postgresql(make_queue):
+    """Push, claim and ack run as named prepared statements (parsed and planned once per
+    connection), although Django opens its connections with ``prepare_threshold=None``,
+    under which psycopg ignores ``prepare=True``; Django's own cursor prepares nothing."""
+    queue = make_queue("db-postgres").queue
+    for _ in range(2):
+        queue.push("t", b"x")
+        assert queue.ack(queue.pop("t", timeout=0))
+    assert queue.size("t") == 0  # through Django's cursor
+    prepared = queue.database.fetch_all("SELECT statement FROM pg_prepared_statements")
+    kinds = {text.split()[0] for (text,) in prepared if "toolkit_queue_message" in text}
+    assert kinds >= {"DELETE", "INSERT", "UPDATE"}  # (earlier tests may have added more)
+
+
 def test_db_default_table_and_durability_across_containers(sqlite_dsn):
     settings = {"queue": {"adapter": "db", "options": {"dsn": sqlite_dsn}}}
     container, queue = open_queue(settings)

@@ -32,6 +32,7 @@ from toolkit_batteries.queue.jobs import (
     topic_for,
 )
 from toolkit_batteries.queue.jobs.payload import decode, encode
+from toolkit_batteries.queue.jobs.worker import Delivery, current_delivery
 
 from .conftest import unique
 
@@ -224,6 +225,35 @@ def test_worker_runs_the_job_and_acknowledges(jobs, memory):
     memory.clock.advance(3600)
     assert queue.pop("jobs:default", timeout=0) is None
     assert (worker.stats.succeeded, worker.stats.processed) == (1, 1)
+
+
+def test_a_job_sees_its_delivery_and_may_acknowledge_it_itself(jobs, memory):
+    """A job that acknowledged its own message (a workflow step, in its transaction)
+    marks the delivery; the worker then sends no second ack, which a lost lease would
+    have refused and counted."""
+    queue = memory.queue
+    seen: list[Delivery | None] = []
+
+    def own_ack(settle: bool) -> None:
+        delivery = current_delivery()
+        seen.append(delivery)
+        if settle and delivery is not None and delivery.queue.ack(delivery.message):
+            delivery.mark_acked()
+
+    work = job(own_ack, name="w.own", registry=jobs)
+    QueueDispatcher(queue, jobs=jobs).dispatch(work, (True,))
+    QueueDispatcher(queue, jobs=jobs).dispatch(work, (False,))
+    worker = Worker(queue, jobs=jobs)
+    first, second = (queue.pop("jobs:default", timeout=0) for _ in range(2))
+    assert worker.handle(first) == worker.handle(second) == "succeeded"
+    assert [(d.message.id, d.job, d.acked) for d in seen] == [
+        (first.id, "w.own", True),
+        (second.id, "w.own", False),  # acknowledged by the worker afterwards
+    ]
+    assert current_delivery() is None  # only while the job runs
+    memory.clock.advance(3600)
+    assert queue.pop("jobs:default", timeout=0) is None
+    assert (worker.stats.succeeded, worker.stats.lost_leases) == (2, 0)
 
 
 def test_failures_retry_with_backoff_then_go_dead(jobs, memory):

@@ -9,6 +9,8 @@ caller's ``atomic`` uses.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from django.db import transaction
 
@@ -93,3 +95,27 @@ def test_an_ack_in_a_transaction_that_raises_leaves_the_message_in_flight(opened
         assert queue.ack(message)
         raise Boom
     assert queue.ack(message)  # the lease is still held: the first ack never happened
+
+
+@pytest.mark.parametrize("rows", [1, 0])
+def test_a_push_and_an_ack_carried_by_another_statement_follow_its_source(opened, rows):
+    """``push_from`` / ``ack_from``: one message pushed, and the delivery acknowledged,
+    per row of the carrying statement's source (a workflow step's move), in its
+    transaction; no row, no push and no ack."""
+    container, queue = opened
+    db = container.db()
+    queue.push("orders", b"x")
+    message = queue.pop("orders", timeout=0)
+    source = f"WITH src AS (SELECT 1 AS one WHERE {rows} = 1) "
+    with transaction.atomic(using=db.alias):
+        push, params = queue.push_from("src", "next", b"the next job")
+        assert len(db.fetch_all(source + push, params)) == rows
+        ack, lease = queue.ack_from(message, "src")
+        assert len(db.fetch_all(source + ack, lease)) == rows
+    queue.notify_pushed()
+    assert queue.size("next") == rows
+    if rows:
+        assert queue.pop("next", timeout=0).body == b"the next job"
+    assert queue.ack(message) is (rows == 0)  # acked by the statement, or still leased
+    stranger = dataclasses.replace(message, id="not a row id")
+    assert queue.ack_from(stranger, "src") is None  # names no row: left to the worker

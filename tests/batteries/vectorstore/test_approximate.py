@@ -96,6 +96,25 @@ def test_the_knob_is_local_to_the_query(loaded):
     assert loaded.database.fetch_value("SHOW ivfflat.probes") == "1"
 
 
+def test_the_knobs_are_in_effect_while_the_query_runs(loaded):
+    """Read the two settings on the query's own connection just before it runs."""
+    family = loaded.index
+    seen: dict[str, str] = {}
+
+    def spy(execute, sql, params, many, context):
+        if "ORDER BY found" in sql:
+            raw = context["cursor"].cursor  # psycopg's cursor: no wrapper, same transaction
+            for name in ("ef_search" if family == "hnsw" else "probes", "iterative_scan"):
+                raw.execute(f"SHOW {family}.{name}")
+                seen[name] = raw.fetchone()[0]
+        return execute(sql, params, many, context)
+
+    with loaded.database.django_connection.execute_wrapper(spy):
+        loaded.query(_vectors(1, seed=4)[0], k=10, namespace="docs", ef_search=300, probes=7)
+    knob = {"ef_search": "300"} if family == "hnsw" else {"probes": "7"}
+    assert seen == {**knob, "iterative_scan": "relaxed_order"}
+
+
 @pytest.mark.parametrize(
     ("argument", "value"), [("ef_search", 0), ("ef_search", 1001), ("probes", "9"), ("exact", 1)]
 )
@@ -116,5 +135,33 @@ def test_sqlite_has_no_approximate_index(sqlite_dsn):
         store.upsert([("a", [1.0] * DIMENSION)])
         assert [m.id for m in store.query([1.0] * DIMENSION, ef_search=10)] == ["a"]
     finally:
+        delete_rows(store)
+        container.close()
+
+
+def test_index_build_memory_raises_maintenance_work_mem_for_the_build_only(postgres_dsn):
+    """1 MiB is too small for 3,000 x 24 (pgvector says so); 0 keeps the server's setting."""
+    dimension = 24
+    notices: list[str] = []
+    container, store = _open(postgres_dsn, dimension=dimension, index_build_memory=1)
+    rng = random.Random(8)
+    try:
+        for start in range(0, 3000, 1000):
+            batch = [[rng.gauss(0.0, 1.0) for _ in range(dimension)] for _ in range(1000)]
+            store.upsert([(f"m{start + i}", v) for i, v in enumerate(batch)], namespace="mem")
+        raw = store.database.django_connection.connection
+        raw.add_notice_handler(lambda notice: notices.append(notice.message_primary))
+        server_setting = store.database.fetch_value("SHOW maintenance_work_mem")
+        store.create_index()
+        assert any("no longer fits into maintenance_work_mem" in n for n in notices), notices
+        assert store.database.fetch_value("SHOW maintenance_work_mem") == server_setting
+        store.database.execute(f"DROP INDEX {store.index_name}")
+        notices.clear()
+        store.index_build_memory = 0
+        store.create_index()
+        assert not any("maintenance_work_mem" in n for n in notices), notices
+        assert len(store.query([1.0] * dimension, k=10, namespace="mem")) == 10
+    finally:
+        store.database.execute(f"DROP INDEX IF EXISTS {store.index_name}")
         delete_rows(store)
         container.close()

@@ -8,10 +8,14 @@ the ORM wrote it (JSON results, ``IN`` matches, the lease owner).
 
 from __future__ import annotations
 
+import tempfile
+
 import pytest
 from django.db import transaction
 
+from toolkit_batteries.queue.jobs.worker import Delivery
 from toolkit_batteries.workflow import RunStatus, Step, WorkflowDefinition, register
+from toolkit_batteries.workflow.base import ADVANCE_JOB
 from toolkit_batteries.workflow.records import StepRecord
 
 from .conftest import open_workflow, unique, workflow_block
@@ -109,3 +113,156 @@ def test_a_repeated_start_in_the_callers_transaction_leaves_it_usable(db_workflo
         db_workflow._update(run_id, {"error": "still usable"})
     assert [run.id for run in db_workflow._list(flow.name, None, 10)] == [run_id]
     assert db_workflow._load(run_id).error == "still usable"
+
+
+@pytest.fixture(params=("db-sqlite-dbqueue", "db-postgres-dbqueue"))
+def joined(request):
+    """Yield a db workflow whose queue is the ``db`` queue on the same database."""
+    block = workflow_block(request.param, request)
+    container, workflow, worker = open_workflow(block, db_queue=True)
+    worker.stop()  # only the test moves runs and pops messages here
+    worker.join(5)
+    yield workflow, container.queue()
+    workflow._runs.delete()
+    container.close()
+
+
+def _delivered(queue, topic: str) -> Delivery:
+    queue.push(topic, b"the step's own job")
+    return Delivery(queue, queue.pop(topic, timeout=0), ADVANCE_JOB)
+
+
+@pytest.mark.parametrize("owner", ["A" * 32, "B" * 32])
+def test_a_move_carries_the_next_job_and_the_ack_or_neither(joined, owner):
+    """Record, next job and ack commit together: a move that applies pushes the next
+    job and deletes the step's own message; one that does not (another owner) neither."""
+    workflow, queue = joined
+    flow = register(
+        WorkflowDefinition(unique("mv"), steps=[Step("one", _never)], queue=unique("idle"))
+    )
+    run_id = workflow.start(flow)
+    assert queue.size(f"jobs:{flow.queue}") == 1  # the first job, pushed with the row
+    now = workflow.clock()
+    run = workflow._claim(run_id, "A" * 32, now, now + 60)
+    delivery = _delivered(queue, "jobs:own")
+    nxt = (f"jobs:{unique('next')}", b"the next job")
+    more = (nxt, delivery)
+    with workflow._atomic():
+        moved = workflow._move(run.id, {"current": 1}, owner, {"current": 0}, _step(1), *more)
+    applies = owner == "A" * 32
+    assert moved is applies
+    assert queue.size(nxt[0]) == int(applies)
+    assert delivery.acked is applies
+    assert queue.ack(delivery.message) is not applies  # gone, or still leased to us
+    assert workflow._load(run_id).current == int(applies)
+
+
+def test_a_start_in_a_rolled_back_transaction_leaves_no_run_and_no_job(joined):
+    workflow, queue = joined
+    flow = register(
+        WorkflowDefinition(unique("mv"), steps=[Step("one", _never)], queue=unique("idle"))
+    )
+    run_id = unique("run")
+    with pytest.raises(RuntimeError), transaction.atomic(using=workflow.using):
+        workflow.start(flow, run_id=run_id)
+        assert queue.size(f"jobs:{flow.queue}") == 1  # in the caller's transaction
+        raise RuntimeError
+    assert workflow._load(run_id) is None
+    assert queue.size(f"jobs:{flow.queue}") == 0
+
+
+def _record(ctx) -> int:
+    return ctx.attempt
+
+
+def test_steps_on_the_db_queue_are_acknowledged_by_their_own_records(request):
+    """On PostgreSQL each step's record deletes its job's message in the same statement:
+    the worker sends no ack of its own, and nothing is left on the queue."""
+    block = workflow_block("db-postgres-dbqueue", request)
+    container, workflow, worker = open_workflow(block, db_queue=True)
+    queue = container.queue()
+    acks: list[str] = []
+    settle = queue.ack
+    queue.ack = lambda message: acks.append(message.id) or settle(message)
+    try:
+        flow = register(
+            WorkflowDefinition(unique("mv"), steps=[Step(f"s{i}", _record) for i in range(3)])
+        )
+        run_id = workflow.start(flow)
+        info = workflow.wait(run_id, timeout=30)
+        assert info.status == RunStatus.COMPLETED
+        assert [step.result for step in info.steps] == [1, 1, 1]
+        worker.stop()
+        assert worker.join(10)  # the last step's job is settled too
+        assert acks == []
+        assert worker.stats.succeeded == 3 and worker.stats.lost_leases == 0
+        assert queue.size("jobs:default") == 0
+    finally:
+        worker.stop()
+        worker.join(5)
+        workflow._runs.delete()
+        container.close()
+
+
+def _commands(workflow, block) -> list[str]:
+    """Run ``block()`` with libpq tracing this thread's connection; return its simple queries."""
+    from psycopg import pq
+
+    conn = workflow.database.django_connection
+    conn.ensure_connection()
+    pgconn = conn.connection.pgconn
+    with tempfile.TemporaryFile("w+") as trace:
+        pgconn.trace(trace.fileno())
+        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        try:
+            block()
+        finally:
+            pgconn.untrace()
+        trace.seek(0)
+        fields = [line.split("\t") for line in trace]
+    return [f[3].strip() for f in fields if len(f) > 3 and f[0] == "F" and f[2] == "Query"]
+
+
+@pytest.fixture
+def joined_postgres(request):
+    block = workflow_block("db-postgres-dbqueue", request)
+    container, workflow, worker = open_workflow(block, db_queue=True)
+    worker.stop()
+    worker.join(5)
+    flow = register(
+        WorkflowDefinition(unique("mv"), steps=[Step("one", _never)], queue=unique("idle"))
+    )
+    run_id = workflow.start(flow)
+    now = workflow.clock()
+    yield workflow, workflow._claim(run_id, "A" * 32, now, now + 60)
+    workflow._runs.delete()
+    container.close()
+
+
+def test_a_record_alone_in_its_transaction_commits_without_begin_and_commit(joined_postgres):
+    workflow, run = joined_postgres
+
+    def record() -> None:
+        with workflow._atomic():
+            assert workflow._move(run.id, {"current": 1}, "A" * 32, {"current": 0}, _step(1))
+
+    assert _commands(workflow, record) == []  # one prepared statement, committed alone
+    assert workflow._load(run.id).current == 1
+
+
+def test_a_record_after_other_statements_stays_in_their_transaction(joined_postgres):
+    """A step that wrote through the workflow's alias keeps one transaction: its writes
+    and its record roll back together."""
+    workflow, run = joined_postgres
+
+    def record() -> None:
+        with pytest.raises(RuntimeError), workflow._atomic():
+            workflow._update(run.id, {"error": "written by the step"})
+            assert workflow._move(run.id, {"current": 1}, "A" * 32, {"current": 0}, _step(1))
+            raise RuntimeError
+
+    kinds = [command.split()[0].strip('"') for command in _commands(workflow, record)]
+    assert kinds[0] == "BEGIN" and "ROLLBACK" in kinds and "COMMIT" not in kinds
+    after = workflow._load(run.id)
+    assert (after.current, after.error) == (0, "")
+    assert workflow._steps(run.id) == []

@@ -35,6 +35,7 @@ __all__ = [
     "Settings",
     "blocked",
     "primed",
+    "provider_turns",
     "scrub",
     "settings_of",
 ]
@@ -116,6 +117,36 @@ def blocked(instance: str) -> InvalidOptionsError:
     return InvalidOptionsError("ai", "base_url", _BLOCKED, instance=instance)
 
 
+def provider_turns(
+    messages: list[dict[str, Any]],
+    answer: Callable[[dict[str, Any]], dict[str, Any]],
+    turn: Callable[[dict[str, Any]], dict[str, Any]],
+    field: str,
+) -> list[dict[str, Any]]:
+    """Return the neutral messages as a provider's turns; system text is left out (it
+    travels apart, in the request's own field).
+
+    A tool's answer becomes ``answer(message)``, a block of a user turn
+    ``{"role": "user", field: [...]}``; the answers to parallel calls share that one turn,
+    as both providers that take turns this way require. Any other message is
+    ``turn(message)``.
+    """
+    out: list[dict[str, Any]] = []
+    answering = False
+    for message in messages:
+        role = message["role"]
+        if role == "system":
+            continue
+        if role != "tool":
+            out.append(turn(message))
+        elif answering:
+            out[-1][field].append(answer(message))
+        else:
+            out.append({"role": "user", field: [answer(message)]})
+        answering = role == "tool"
+    return out
+
+
 def scrub(text: Any, key: str, limit: int = 500) -> str:
     """Return provider text as a short string without ``key`` or any other credential."""
     return provider.scrub(text, key, limit=limit)
@@ -144,9 +175,9 @@ def primed(
 class ProviderAI(AI):
     """An :class:`AI` adapter over a provider SDK: settings, error mapping, streams.
 
-    A subclass sets ``default_base_url``, builds its SDK client in ``__init__`` (after
-    ``super().__init__``), lists what its calls raise in ``failures`` and reads its
-    provider's error body in :meth:`_body`.
+    A subclass sets ``default_base_url``, builds its SDK client in :meth:`_connect`, lists
+    what its calls raise in ``failures`` and reads its provider's error body in
+    :meth:`_body`.
     """
 
     #: The base URL when the option is empty (``""``: the option is required).
@@ -157,7 +188,11 @@ class ProviderAI(AI):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(model=settings.model, timeout=settings.timeout, **kwargs)
         self._key = settings.api_key
-        self._client: Any = None
+        self._client: Any = self._connect(settings)
+
+    def _connect(self, settings: Settings) -> Any:
+        """Return the SDK client, sending through the guarded HTTP client (nothing dials)."""
+        raise NotImplementedError
 
     def close(self) -> None:
         """Close the SDK client (and with it the guarded HTTP client it was given)."""

@@ -28,7 +28,7 @@ from toolkit_batteries.core.outbound import OutboundBlockedError
 from toolkit_batteries.core.tracing import traced
 
 from ..base import ChatResult, ToolCall, Usage
-from ._common import ProviderAI, Settings
+from ._common import ProviderAI, Settings, provider_turns
 
 try:
     import anthropic
@@ -54,9 +54,8 @@ class AnthropicAI(ProviderAI):
     #: (which one SDK wraps and the other lets through).
     failures = (anthropic.AnthropicError, httpx2.HTTPError, OutboundBlockedError)
 
-    def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(settings, **kwargs)
-        self._client = anthropic.Anthropic(
+    def _connect(self, settings: Settings) -> Any:
+        return anthropic.Anthropic(
             api_key=settings.api_key,
             base_url=settings.base_url,
             timeout=settings.timeout,
@@ -139,30 +138,25 @@ class AnthropicAI(ProviderAI):
 
 def _messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return the neutral messages as Messages API turns (system text goes to ``system``)."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        role = message["role"]
-        if role == "system":
-            continue
-        if role == "tool":
-            block = {
-                "type": "tool_result",
-                "tool_use_id": message["tool_call_id"],
-                "content": message["content"],
-            }
-            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
-                out[-1]["content"].append(block)  # answers to parallel calls share one turn
-            else:
-                out.append({"role": "user", "content": [block]})
-        elif role == "assistant" and message.get("tool_calls"):
-            blocks: list[dict[str, Any]] = []
-            if message["content"]:
-                blocks.append({"type": "text", "text": message["content"]})
-            blocks += [
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
-                for c in message["tool_calls"]
-            ]
-            out.append({"role": "assistant", "content": blocks})
-        else:
-            out.append({"role": role, "content": message["content"]})
-    return out
+    return provider_turns(messages, _tool_result, _turn, "content")
+
+
+def _tool_result(message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": message["tool_call_id"],
+        "content": message["content"],
+    }
+
+
+def _turn(message: dict[str, Any]) -> dict[str, Any]:
+    if message["role"] == "assistant" and message.get("tool_calls"):
+        blocks: list[dict[str, Any]] = []
+        if message["content"]:
+            blocks.append({"type": "text", "text": message["content"]})
+        blocks += [
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+            for c in message["tool_calls"]
+        ]
+        return {"role": "assistant", "content": blocks}
+    return {"role": message["role"], "content": message["content"]}

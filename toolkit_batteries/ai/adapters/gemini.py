@@ -31,7 +31,7 @@ from toolkit_batteries.core.outbound import OutboundBlockedError
 from toolkit_batteries.core.tracing import traced
 
 from ..base import ChatResult, Embeddings, ToolCall, Usage
-from ._common import ProviderAI, Settings
+from ._common import ProviderAI, Settings, provider_turns
 
 try:
     import httpx2
@@ -62,10 +62,9 @@ class GeminiAI(ProviderAI):
     #: The SDK's errors, the HTTP client's and the guard's refusal.
     failures = (genai_errors.APIError, httpx2.HTTPError, OutboundBlockedError)
 
-    def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(settings, **kwargs)
+    def _connect(self, settings: Settings) -> Any:
         self._http = guarded_client2(settings)
-        self._client = genai.Client(
+        return genai.Client(
             vertexai=False,  # never switched to another API by GOOGLE_GENAI_USE_VERTEXAI
             api_key=settings.api_key,
             http_options={
@@ -172,32 +171,23 @@ def _reason(reason: Any) -> str:
 
 def _contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return the neutral messages as ``contents`` turns (system text goes to the config)."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        role = message["role"]
-        if role == "system":
-            continue
-        if role == "tool":
-            part = {
-                "function_response": _with_id(
-                    {"name": message["name"], "response": {"result": message["content"]}},
-                    message["tool_call_id"],
-                )
-            }
-            if out and out[-1]["role"] == "user" and "function_response" in out[-1]["parts"][0]:
-                out[-1]["parts"].append(part)  # answers to parallel calls share one turn
-            else:
-                out.append({"role": "user", "parts": [part]})
-            continue
-        parts: list[dict[str, Any]] = []
-        if message["content"]:
-            parts.append({"text": message["content"]})
-        for call in message.get("tool_calls", ()):
-            parts.append(
-                {"function_call": _with_id({"name": call.name, "args": call.arguments}, call.id)}
-            )
-        out.append({"role": "model" if role == "assistant" else "user", "parts": parts})
-    return out
+    return provider_turns(messages, _function_response, _turn, "parts")
+
+
+def _function_response(message: dict[str, Any]) -> dict[str, Any]:
+    answer = {"name": message["name"], "response": {"result": message["content"]}}
+    return {"function_response": _with_id(answer, message["tool_call_id"])}
+
+
+def _turn(message: dict[str, Any]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    if message["content"]:
+        parts.append({"text": message["content"]})
+    for call in message.get("tool_calls", ()):
+        parts.append(
+            {"function_call": _with_id({"name": call.name, "args": call.arguments}, call.id)}
+        )
+    return {"role": "model" if message["role"] == "assistant" else "user", "parts": parts}
 
 
 def _with_id(part: dict[str, Any], call_id: str) -> dict[str, Any]:

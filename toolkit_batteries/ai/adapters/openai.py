@@ -57,9 +57,8 @@ class OpenAIAI(ProviderAI):
     #: The SDK's errors, the HTTP client's while a stream is read, and the guard's refusal.
     failures = (openai.OpenAIError, httpx2.HTTPError, OutboundBlockedError)
 
-    def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(settings, **kwargs)
-        self._client = openai.OpenAI(
+    def _connect(self, settings: Settings) -> Any:
+        return openai.OpenAI(
             api_key=settings.api_key,
             base_url=settings.base_url,
             organization=None,

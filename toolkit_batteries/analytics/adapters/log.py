@@ -57,10 +57,10 @@ class LogAnalytics(Analytics):
             "analytics.%s: %s %s distinct_id=%s groups=%s properties=%s",
             self.instance,
             event.kind,
-            event.name,
-            event.distinct_id,
-            json.dumps(event.groups, ensure_ascii=False),
-            json.dumps(properties, ensure_ascii=False, separators=(",", ":")),
+            _one_line(json.dumps(event.name, ensure_ascii=False)[1:-1]),
+            _one_line(json.dumps(event.distinct_id, ensure_ascii=False)[1:-1]),
+            _one_line(json.dumps(event.groups, ensure_ascii=False)),
+            _one_line(json.dumps(properties, ensure_ascii=False, separators=(",", ":"))),
             extra={"analytics_event": record},
         )
         with self._lock:
@@ -69,3 +69,10 @@ class LogAnalytics(Analytics):
     def stats(self) -> dict[str, int]:
         with self._lock:
             return {"queued": 0, "sent": self._sent, "dropped": 0, "failed": 0}
+
+
+def _one_line(text: str) -> str:
+    """Return ``text`` as it can be written: JSON already escaped its control characters
+    (a caller's ``"\\n"`` cannot forge a log line); a lone surrogate, which no UTF-8 log
+    file or pipe can take, is written as its ``\\udXXX`` escape instead of failing."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -1,12 +1,17 @@
-"""PostHog (adapter ``posthog``, canonical ``analytics_b``): the batch API, through its SDK.
+"""PostHog (adapter ``posthog``, canonical ``analytics_b``): the batch API.
 
-Events go to its documented batch
-endpoint, ``POST <endpoint>/batch/`` with ``{"api_key", "batch": [...], "sent_at"}``,
-sent by the official SDK's own request function (``posthog.request.batch_post``: body,
-JSON encoding, user agent, error parsing). The SDK's ``Client`` is not used: it sends
-through a module-wide ``requests`` session that cannot be guarded without changing it
-for every other user of the SDK in the process, whereas ``batch_post`` takes a session,
-so this adapter passes its own guarded one (``core.outbound.requests_adapter``).
+Events go to its documented batch endpoint, ``POST <endpoint>/batch/`` with ``{"batch":
+[...], "historical_migration": false, "sent_at", "api_key"}``, the body the official
+SDK's request function (``posthog.request.batch_post``) sends, with the SDK's user agent
+and host normalisation, and its ``APIError`` for a refusal. The body is assembled here
+rather than by ``batch_post``: each event is queued as the JSON text built when it was
+captured, around the very encoding of its properties that was measured against
+``max_properties_bytes``, so a flush joins texts instead of walking and encoding every
+event again (``batch_post`` walks the whole batch in Python for non-finite floats, which
+the capture check already refused). The SDK's ``Client`` is not used: it sends through a
+module-wide ``requests`` session that cannot be guarded without changing it for every
+other user of the SDK in the process; this adapter posts through its own guarded one
+(``core.outbound.requests_adapter``).
 
 **Wire shapes** (the provider's capture API): capture is ``{"event", "distinct_id",
 "properties": {..., "$groups": {type: key}, "$lib", "$lib_version"}, "timestamp",
@@ -37,9 +42,12 @@ repr'd or put in an error.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections import deque
+from datetime import UTC, datetime
+from json.encoder import encode_basestring as json_string
 from typing import Any, Self
 
 from toolkit_batteries.core.adapter import OpenContext
@@ -47,11 +55,12 @@ from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.outbound import OutboundBlockedError, provider
 from toolkit_batteries.core.tracing import traced
 
-from ..base import Analytics, AnalyticsDeliveryError, Event
+from ..base import Analytics, AnalyticsDeliveryError, Event, encode_json
 from ..options import AnalyticsOptions
 
 try:
     import posthog.request as posthog_request
+    import posthog.utils
     import posthog.version
     import requests
 except ImportError:  # pragma: no cover - the analytics extra is part of dev installs
@@ -65,6 +74,7 @@ __all__ = [
     "TIMEOUT",
     "PostHogAnalytics",
     "wire_message",
+    "wire_text",
 ]
 
 logger = logging.getLogger("toolkit.analytics")
@@ -79,32 +89,104 @@ TIMEOUT = 15.0
 #: What a send can raise besides a bug: the SDK's error, the transport's, the guard's.
 _FAILURES = (posthog_request.APIError, requests.RequestException, OSError, OutboundBlockedError)
 _LIB = {"$lib": "posthog-python", "$lib_version": posthog.version.VERSION}
+#: ``_LIB`` as the JSON text that closes a properties object.
+_LIB_JSON = encode_json(_LIB)[1:]
+#: The SDK's request headers (``posthog.request.post``).
+_HEADERS = {"Content-Type": "application/json", "User-Agent": posthog_request.USER_AGENT}
+#: Caller property names the wire shape sets itself: such events take the dict path.
+_RESERVED = ('"$lib', '"$groups"')
 
 
 def wire_message(event: Event) -> dict[str, Any]:
     """Return ``event`` in the provider's batch-item shape."""
-    if event.kind == "identify":
-        properties: dict[str, Any] = {"$set": event.properties}
-    elif event.kind == "group":
-        ((group_type, group_key),) = event.groups.items()
-        properties = {
-            "$group_type": group_type,
-            "$group_key": group_key,
-            "$group_set": event.properties,
-        }
-    elif event.groups:
-        properties = {**event.properties, "$groups": event.groups, **_LIB}
-    else:
-        properties = {**event.properties, **_LIB}
-    if event.kind in ("identify", "group"):
-        properties.update(_LIB)
+    return _wire(
+        event.kind,
+        event.name,
+        event.distinct_id,
+        event.properties,
+        event.timestamp,
+        event.uuid,
+        event.groups,
+    )
+
+
+def _wire(
+    kind: str,
+    name: str,
+    distinct_id: str,
+    properties: dict[str, Any],
+    timestamp: datetime,
+    event_id: str,
+    groups: dict[str, str],
+) -> dict[str, Any]:
     return {
-        "event": event.name,
-        "distinct_id": event.distinct_id,
-        "properties": properties,
-        "timestamp": event.timestamp.isoformat(),
-        "uuid": event.uuid,
+        "event": name,
+        "distinct_id": distinct_id,
+        "properties": _wire_properties(kind, properties, groups),
+        "timestamp": timestamp.isoformat(),
+        "uuid": event_id,
     }
+
+
+def _wire_properties(
+    kind: str, properties: dict[str, Any], groups: dict[str, str]
+) -> dict[str, Any]:
+    if kind == "capture":
+        if groups:
+            return {**properties, "$groups": groups, **_LIB}
+        return {**properties, **_LIB}
+    if kind == "identify":
+        return {"$set": properties, **_LIB}
+    ((group_type, group_key),) = groups.items()
+    return {
+        "$group_type": group_type,
+        "$group_key": group_key,
+        "$group_set": properties,
+        **_LIB,
+    }
+
+
+def wire_text(
+    kind: str,
+    name: str,
+    distinct_id: str,
+    encoded: str,
+    timestamp: datetime,
+    event_id: str,
+    groups: dict[str, str],
+) -> str:
+    """Return the batch item of one checked call as JSON text, around ``encoded``
+    (its properties' JSON text): ``json.loads`` of it is :func:`wire_message`'s dict."""
+    if kind == "capture":
+        if any(reserved in encoded for reserved in _RESERVED):
+            # The caller set a name the wire shape sets too: merge as dicts (the wire's wins).
+            props = encode_json(_wire_properties(kind, json.loads(encoded), groups))
+        else:
+            tail = f'"$groups":{encode_json(groups)},{_LIB_JSON}' if groups else _LIB_JSON
+            props = f"{encoded[:-1]},{tail}" if len(encoded) > 2 else "{" + tail
+    elif kind == "identify":
+        props = f'{{"$set":{encoded},{_LIB_JSON}'
+    else:
+        ((group_type, group_key),) = groups.items()
+        props = (
+            f'{{"$group_type":{json_string(group_type)},"$group_key":{json_string(group_key)},'
+            f'"$group_set":{encoded},{_LIB_JSON}'
+        )
+    return (
+        f'{{"event":{json_string(name)},"distinct_id":{json_string(distinct_id)},'
+        f'"properties":{props},"timestamp":"{timestamp.isoformat()}","uuid":"{event_id}"}}'
+    )
+
+
+def _utf8_safe(item: str) -> str:
+    """Return ``item``, or its ASCII-escaped form when it holds a lone surrogate (a name or
+    an id from a badly decoded source): UTF-8 cannot carry one, and one such event must
+    not fail its whole batch at flush. ``batch_post`` escapes them the same way."""
+    try:
+        item.encode()
+    except UnicodeEncodeError:
+        return json.dumps(json.loads(item), separators=(",", ":"))
+    return item
 
 
 @traced("_send")
@@ -143,6 +225,10 @@ class PostHogAnalytics(Analytics):
             options, service="analytics", default=DEFAULT_ENDPOINT, instance=instance
         )
         self._endpoint = self._ep.url
+        # What posthog.request.post builds from the host and the key, once.
+        host = posthog.utils.remove_trailing_slash(posthog_request.normalize_host(self._endpoint))
+        self._url = host + posthog_request.EVENTS_ENDPOINT
+        self._key_json = json_string(self._api_key)
         allow_insecure, allow_private = self._ep.allow_insecure, self._ep.allow_private
         if allow_insecure or allow_private:
             allowed = [("plain http", allow_insecure), ("private addresses", allow_private)]
@@ -157,7 +243,7 @@ class PostHogAnalytics(Analytics):
             flush_interval,
         )
         self._session = provider.requests_session(self._ep)
-        self._buffer: deque[dict[str, Any]] = deque()
+        self._buffer: deque[str] = deque()  # batch items as JSON text (wire_text)
         self._lock = threading.Lock()  # the buffer and the counters
         self._send_lock = threading.Lock()  # one batch in flight at a time
         self._counts = {"sent": 0, "dropped": 0, "failed": 0}
@@ -180,17 +266,34 @@ class PostHogAnalytics(Analytics):
     # ------------------------------------------------------------------ buffer
 
     def _emit(self, event: Event) -> None:
-        message = wire_message(event)
+        self._queue(
+            event.kind,
+            event.name,
+            event.distinct_id,
+            encode_json(event.properties),
+            None,
+            event.timestamp,
+            event.uuid,
+            event.groups,
+        )
+
+    def _queue(self, *checked: Any) -> None:
+        """Queue the checked call (:meth:`Analytics._queue`'s fields) as its batch item's
+        JSON text, around the properties' measured encoding: no Event, no dict."""
+        kind, name, distinct_id, encoded, _, timestamp, event_id, groups = checked
+        item = wire_text(kind, name, distinct_id, encoded, timestamp, event_id, groups)
+        if not item.isascii():
+            item = _utf8_safe(item)
         with self._lock:
             buffer = self._buffer
-            buffer.append(message)
+            buffer.append(item)
             if len(buffer) > self.max_buffer:
                 self._overflow()
             full = len(buffer) >= self.batch_size
         if full and self._thread is not None and not self._wake.is_set():
             self._wake.set()
 
-    def _requeue(self, messages: list[dict[str, Any]]) -> None:
+    def _requeue(self, messages: list[str]) -> None:
         """Put a failed batch back in front, within the bound; hold ``_lock``."""
         self._buffer.extendleft(reversed(messages))
         self._overflow()
@@ -237,7 +340,7 @@ class PostHogAnalytics(Analytics):
                 self._deliver(batch)
                 sent += len(batch)
 
-    def _deliver(self, batch: list[dict[str, Any]]) -> None:
+    def _deliver(self, batch: list[str]) -> None:
         try:
             self._send(batch)
         except _FAILURES as exc:
@@ -258,23 +361,26 @@ class PostHogAnalytics(Analytics):
         with self._lock:
             self._counts["sent"] += len(batch)
 
-    def _failed(self, batch: list[dict[str, Any]], retryable: bool) -> None:
+    def _failed(self, batch: list[str], retryable: bool) -> None:
         with self._lock:
             if retryable:
                 self._requeue(batch)
             else:
                 self._counts["failed"] += len(batch)
 
-    def _send(self, batch: list[dict[str, Any]]) -> None:
-        """One ``POST /batch/`` through the SDK's request function and the guarded session."""
-        posthog_request.batch_post(
-            self._api_key,
-            host=self._endpoint,
-            timeout=TIMEOUT,
-            session=self._session,
-            batch=batch,
-            historical_migration=False,
+    def _send(self, batch: list[str]) -> None:
+        """One ``POST /batch/`` through the guarded session: ``posthog.request.batch_post``'s
+        body, headers and refusal (any status but 200 raises the SDK's ``APIError``)."""
+        sent_at = datetime.now(UTC).isoformat()
+        body = (
+            f'{{"batch":[{",".join(batch)}],"historical_migration":false,'
+            f'"sent_at":"{sent_at}","api_key":{self._key_json}}}'
         )
+        response = self._session.post(
+            self._url, data=body.encode(), headers=_HEADERS, timeout=TIMEOUT
+        )
+        if response.status_code != 200:
+            raise posthog_request.APIError(response.status_code, "batch refused")
 
     def _run(self) -> None:
         """Flush when a batch is full or every ``flush_interval``, until closed."""

@@ -1,18 +1,14 @@
-"""The auth adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths, imported only when an adapter opens, so pyjwt costs nothing to a
-project that never opens ``auth``.
-"""
+"""The auth adapters; pyjwt costs nothing to a project that never opens ``auth``."""
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "jwt": "toolkit_batteries.auth.adapters.jwt.JWTAuthenticator",
-    "session": "toolkit_batteries.auth.adapters.session.SessionAuthenticator",
-    "oidc": "toolkit_batteries.auth.adapters.oidc.OIDCAuthenticator",
-}
+ADAPTERS = adapter_paths(
+    __name__, "jwt.JWTAuthenticator session.SessionAuthenticator oidc.OIDCAuthenticator"
+)
 
-#: Battery-specific aliases (alias -> canonical).
+#: The protocol's other spellings (alias -> canonical).
 ALIASES: dict[str, str] = {"openid": "oidc", "openidconnect": "oidc"}

@@ -34,7 +34,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Self
 
@@ -44,9 +43,7 @@ from toolkit_batteries.auth.base import (
     AuthError,
     Claims,
     InvalidTokenError,
-    IssuedToken,
     TokenRevokedError,
-    UnsupportedOperationError,
 )
 from toolkit_batteries.auth.options import OIDCOptions
 from toolkit_batteries.auth.policy import check_leeway, check_url
@@ -91,6 +88,8 @@ class OIDCAuthenticator(Authenticator):
     """Verify ID tokens signed by the provider at ``oidc.issuer`` for ``oidc.client_id``."""
 
     adapter_name = "oidc"
+    #: The identity provider issues ID tokens, never this service.
+    issue_refusal = "the oidc adapter cannot issue tokens; the identity provider does"
 
     def __init__(
         self, options: OIDCOptions, *, instance: str = "default", clock: Any = time.time
@@ -242,19 +241,6 @@ class OIDCAuthenticator(Authenticator):
                 self._refreshing = False
 
     # ------------------------------------------------------------------ operations
-
-    def issue(
-        self,
-        subject: str,
-        *,
-        roles: Sequence[str] = (),
-        ttl: timedelta | None = None,
-        claims: Mapping[str, Any] | None = None,
-    ) -> IssuedToken:
-        """Refuse: the identity provider issues ID tokens, never this service."""
-        raise UnsupportedOperationError(
-            f"{self._where}: the oidc adapter cannot issue tokens; the identity provider does"
-        )
 
     def verify(self, token: str) -> Claims:
         """Check an ID token's signature against the JWKS and its claims."""

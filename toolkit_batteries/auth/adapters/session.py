@@ -84,8 +84,7 @@ class SessionAuthenticator(Authenticator):
     @classmethod
     def open(cls, ctx: OpenContext) -> Self:
         """Open over the container's session store, probing that it works."""
-        config = ctx.container.config
-        name = ctx.instance if ctx.instance in config.instances("session") else "default"
+        name = ctx.sibling_name("session")
         where = f"auth.{ctx.instance}"
         try:
             store = ctx.container.session(name)

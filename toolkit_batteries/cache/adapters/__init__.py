@@ -1,20 +1,11 @@
-"""The cache adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths, imported only when an adapter opens, so redis-py and psycopg
-cost nothing to a project on the memory cache. The vendor alias ``redis`` ->
-``kvserver`` lives in the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`.
+"""The cache adapters; redis-py and psycopg cost nothing to a project on the memory
+cache (``redis`` selects ``kvserver``, from the catalog row).
 """
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+from toolkit_batteries.core.loading import adapter_paths
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.cache.adapters.memory.MemoryCache",
-    "kvserver": "toolkit_batteries.cache.adapters.kvserver.KVServerCache",
-    "db": "toolkit_batteries.cache.adapters.db.DBCache",
-}
+__all__ = ["ADAPTERS"]
 
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers cache.
-ALIASES: dict[str, str] = {}
+ADAPTERS = adapter_paths(__name__, "memory.MemoryCache kvserver.KVServerCache db.DBCache")

@@ -225,15 +225,8 @@ class DBCache(Cache):
             self._maybe_purge(database, now)
         return added
 
-    def set_many(
-        self,
-        data: Mapping[str, Any],
-        timeout: Any = DEFAULT_TIMEOUT,
-        version: int | None = None,
-    ) -> list[str]:
-        """Store every pair in one transaction; return the failed keys (always none)."""
-        if not data:
-            return []
+    def _set_many(self, data: Mapping[str, Any], timeout: Any, version: int | None) -> None:
+        """Store the batch in one transaction."""
         database, now = self._db(), self.clock()
         expires = self._expires_at(timeout, now)
         rows = [
@@ -250,7 +243,6 @@ class DBCache(Cache):
                 database.execute_many(_SQL_DELETE, [row[:2] for row in rows])
             else:
                 database.execute_many(_SQL_SET, rows)
-        return []
 
     def touch(self, key: str, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         """Give a live ``key`` a new lifetime; tell whether it existed."""

@@ -292,15 +292,8 @@ class KVServerCache(Cache, RedisCache):
                 return added
             return bool(self._redis.set(key, self._encode(value), nx=True, px=ms))
 
-    def set_many(
-        self,
-        data: Mapping[str, Any],
-        timeout: Any = DEFAULT_TIMEOUT,
-        version: int | None = None,
-    ) -> list[str]:
-        """Store every pair in one round trip; return the failed keys (always none)."""
-        if not data:
-            return []
+    def _set_many(self, data: Mapping[str, Any], timeout: Any, version: int | None) -> None:
+        """Store the batch in one round trip."""
         ms = self._milliseconds(timeout)
         with self._unreachable:
             pipe = self._redis.pipeline(transaction=False)
@@ -311,7 +304,6 @@ class KVServerCache(Cache, RedisCache):
                 else:
                     pipe.set(made, self._encode(value), px=ms)
             pipe.execute()
-        return []
 
     def touch(self, key: str, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         """Give ``key`` a new lifetime; tell whether it existed."""

@@ -200,17 +200,6 @@ class MemoryCache(Cache):
             self._put(key, (None if lifetime is None else now + lifetime, payload, pickled), now)
             return True
 
-    def set_many(
-        self,
-        data: Mapping[str, Any],
-        timeout: Any = DEFAULT_TIMEOUT,
-        version: int | None = None,
-    ) -> list[str]:
-        """Store every pair; return the keys that failed (always none)."""
-        for key, value in data.items():
-            self.set(key, value, timeout, version)
-        return []
-
     def touch(self, key: str, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         """Give a live ``key`` a new lifetime; tell whether it existed."""
         key = self.make_and_validate_key(key, version)

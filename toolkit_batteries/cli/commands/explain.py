@@ -404,19 +404,26 @@ def _module_of(schema: Any, decl: Any) -> str:
     return ROOT_LABEL
 
 
+def _facts_of(schema: Any, kind: str, decl: Any) -> dict[str, Any]:
+    """Return the facts every background declaration starts with (what, where, its doc)."""
+    return {
+        "kind": kind,
+        "name": decl.name,
+        "module": _module_of(schema, decl),
+        "file": decl.pos.file,
+        "line": decl.pos.line,
+        "column": decl.pos.col,
+        "doc": decl.doc,
+    }
+
+
 def describe_background(schema: Any, name: str) -> dict[str, Any] | None:
     """Return the facts of the job, schedule or saga called ``name``, or None."""
     job = schema.job(name)
     if job is not None:
         retry = job.retry
         return {
-            "kind": "job",
-            "name": job.name,
-            "module": _module_of(schema, job),
-            "file": job.pos.file,
-            "line": job.pos.line,
-            "column": job.pos.col,
-            "doc": job.doc,
+            **_facts_of(schema, "job", job),
             "params": [
                 {"name": p.name, "type": _type_text(p.type), "validate": _validation(p.validation)}
                 for p in job.params
@@ -435,13 +442,7 @@ def describe_background(schema: Any, name: str) -> dict[str, Any] | None:
     if schedule is not None:
         call = schedule.dispatch
         return {
-            "kind": "schedule",
-            "name": schedule.name,
-            "module": _module_of(schema, schedule),
-            "file": schedule.pos.file,
-            "line": schedule.pos.line,
-            "column": schedule.pos.col,
-            "doc": schedule.doc,
+            **_facts_of(schema, "schedule", schedule),
             "cron": schedule.cron,
             "dispatch": {"job": call.job, "args": list(call.args)} if call else None,
         }
@@ -449,13 +450,7 @@ def describe_background(schema: Any, name: str) -> dict[str, Any] | None:
     if saga is None:
         return None
     return {
-        "kind": "saga",
-        "name": saga.name,
-        "module": _module_of(schema, saga),
-        "file": saga.pos.file,
-        "line": saga.pos.line,
-        "column": saga.pos.col,
-        "doc": saga.doc,
+        **_facts_of(schema, "saga", saga),
         "steps": [
             {
                 "name": st.name,

@@ -11,6 +11,7 @@ rewritten).
 from __future__ import annotations
 
 from argparse import Namespace
+from contextlib import contextmanager
 from typing import Any
 
 from toolkit_batteries.core.argtypes import positive_int
@@ -20,7 +21,7 @@ from ..parser import CommandParser, add_dry_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from ..project import Project
     from ..scaffold.files import Plan
@@ -77,121 +78,134 @@ def configure(parser: CommandParser) -> None:
     """Add the ten subcommands and their flags."""
     sub = parser.add_subparsers(dest="subcommand", metavar="<subcommand>")
 
-    p = sub.add_parser("module", help="create schema/<name>/<name>.toolkit")
-    p.add_argument("name", help="module name: an identifier; its directory under schema/")
-    add_dry_run(p)
-    p.set_defaults(handler=_module)
+    with _subcommand(sub, "module", _module, help="create schema/<name>/<name>.toolkit") as p:
+        p.add_argument("name", help="module name: an identifier; its directory under schema/")
 
-    p = sub.add_parser("entity", help="append an entity to a module's schema file")
-    p.add_argument("module", help="module name (app or default: the root, schema/app.toolkit)")
-    p.add_argument("entity", help="entity name, PascalCase (Invoice)")
-    p.add_argument(
-        "--field",
-        action="append",
-        metavar="NAME:TYPE",
-        help="a field, repeatable; types: uuid string bool bytes json int32 int64 float32 "
-        "float64 timestamp date (a trailing ? makes it optional)",
-    )
-    p.add_argument(
-        "--crud",
-        action="store_true",
-        help="also append service <Entity>Service with Create/Get/List/Update/Delete rpcs "
-        "and their routes (/v1/<entities>), served by the generated ORM defaults",
-    )
-    add_dry_run(p)
-    p.set_defaults(handler=_entity)
+    with _subcommand(
+        sub, "entity", _entity, help="append an entity to a module's schema file"
+    ) as p:
+        p.add_argument("module", help="module name (app or default: the root, schema/app.toolkit)")
+        p.add_argument("entity", help="entity name, PascalCase (Invoice)")
+        _typed_pairs(
+            p,
+            "--field",
+            "a field, repeatable; types: uuid string bool bytes json int32 int64 float32 "
+            "float64 timestamp date (a trailing ? makes it optional)",
+        )
+        p.add_argument(
+            "--crud",
+            action="store_true",
+            help="also append service <Entity>Service with Create/Get/List/Update/Delete rpcs "
+            "and their routes (/v1/<entities>), served by the generated ORM defaults",
+        )
 
-    p = sub.add_parser("job", help="declare a job in a schema module (compile writes its stub)")
-    p.add_argument(
-        "module", help="schema module: app (schema/app.toolkit; also the codegen app, api) or one"
-    )
-    p.add_argument("name", help="job name (NightlyReport or nightly_report)")
-    p.add_argument("--queue", default=None, help="queue the job runs on (default: default)")
-    p.add_argument(
-        "--param",
-        action="append",
-        metavar="NAME:TYPE",
-        help="a parameter, repeatable; the entity field types (a trailing ? makes it optional)",
-    )
-    add_dry_run(p)
-    p.set_defaults(handler=_job)
+    with _subcommand(
+        sub, "job", _job, help="declare a job in a schema module (compile writes its stub)"
+    ) as p:
+        p.add_argument(
+            "module",
+            help="schema module: app (schema/app.toolkit; also the codegen app, api) or one",
+        )
+        p.add_argument("name", help="job name (NightlyReport or nightly_report)")
+        p.add_argument("--queue", default=None, help="queue the job runs on (default: default)")
+        _typed_pairs(
+            p,
+            "--param",
+            "a parameter, repeatable; the entity field types (a trailing ? makes it optional)",
+        )
 
-    p = sub.add_parser("schedule", help="declare a cron schedule in a schema module")
-    p.add_argument("module", help="schema module: app (or the codegen app, api) or one")
-    p.add_argument("name", help="schedule name (Nightly)")
-    p.add_argument("--cron", required=True, help='five-field cron expression, e.g. "0 3 * * *"')
-    p.add_argument(
-        "--dispatch",
-        required=True,
-        metavar="JOB",
-        help='the declared job to dispatch: a name, or a call with literal arguments ("Job(1)")',
-    )
-    add_dry_run(p)
-    p.set_defaults(handler=_schedule)
+    with _subcommand(
+        sub, "schedule", _schedule, help="declare a cron schedule in a schema module"
+    ) as p:
+        p.add_argument("module", help="schema module: app (or the codegen app, api) or one")
+        p.add_argument("name", help="schedule name (Nightly)")
+        p.add_argument("--cron", required=True, help='five-field cron expression, e.g. "0 3 * * *"')
+        p.add_argument(
+            "--dispatch",
+            required=True,
+            metavar="JOB",
+            help="the declared job to dispatch: a name, or a call with literal arguments "
+            '("Job(1)")',
+        )
 
-    p = sub.add_parser("server", help="write gunicorn.conf.py (used by `toolkit serve`)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing file")
-    add_dry_run(p)
-    p.set_defaults(handler=_server)
+    _plain(
+        sub,
+        "server",
+        _server,
+        help="write gunicorn.conf.py (used by `toolkit serve`)",
+        force="overwrite an existing file",
+    )
 
-    p = sub.add_parser("worker", help="write a Procfile and the codegen app's jobs.py")
-    p.add_argument("--force", action="store_true", help="overwrite an existing Procfile")
-    add_dry_run(p)
-    p.set_defaults(handler=_worker)
+    _plain(
+        sub,
+        "worker",
+        _worker,
+        help="write a Procfile and the codegen app's jobs.py",
+        force="overwrite an existing Procfile",
+    )
 
-    p = sub.add_parser(
-        "deploy", help="write the process definitions: Procfile and systemd units (docs/deploy.md)"
-    )
-    p.add_argument(
-        "--web-workers", type=positive_int, default=2, metavar="N", help="gunicorn workers (2)"
-    )
-    p.add_argument(
-        "--queue-workers", type=positive_int, default=2, metavar="N", help="queue workers (2)"
-    )
-    p.add_argument(
-        "--dir", default=None, help="where the project lives on the server (/srv/<package>)"
-    )
-    p.add_argument("--user", default=None, help="the system user of the units (<package>)")
-    p.add_argument(
-        "--container",
-        action="store_true",
-        help="also write a Containerfile that installs from wheels/ only (fetches nothing)",
-    )
-    p.add_argument("--force", action="store_true", help="overwrite existing files")
-    add_dry_run(p)
-    p.set_defaults(handler=_deploy)
+    with _subcommand(
+        sub,
+        "deploy",
+        _deploy,
+        help="write the process definitions: Procfile and systemd units (docs/deploy.md)",
+        force="overwrite existing files",
+    ) as p:
+        p.add_argument(
+            "--web-workers", type=positive_int, default=2, metavar="N", help="gunicorn workers (2)"
+        )
+        p.add_argument(
+            "--queue-workers", type=positive_int, default=2, metavar="N", help="queue workers (2)"
+        )
+        p.add_argument(
+            "--dir", default=None, help="where the project lives on the server (/srv/<package>)"
+        )
+        p.add_argument("--user", default=None, help="the system user of the units (<package>)")
+        p.add_argument(
+            "--container",
+            action="store_true",
+            help="also write a Containerfile that installs from wheels/ only (fetches nothing)",
+        )
 
-    p = sub.add_parser("seed", help="write <app>/seeds.py (run by `toolkit db seed`)")
-    p.add_argument(
-        "--app", default=None, help="the app to seed (default: TOOLKIT_CODEGEN_APP, i.e. api)"
-    )
-    p.add_argument("--force", action="store_true", help="overwrite an existing file")
-    add_dry_run(p)
-    p.set_defaults(handler=_seed)
+    with _subcommand(
+        sub,
+        "seed",
+        _seed,
+        help="write <app>/seeds.py (run by `toolkit db seed`)",
+        force="overwrite an existing file",
+    ) as p:
+        p.add_argument(
+            "--app", default=None, help="the app to seed (default: TOOLKIT_CODEGEN_APP, i.e. api)"
+        )
 
-    p = sub.add_parser("tinker", help="write tinker.py (loaded by `toolkit tinker`)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing file")
-    add_dry_run(p)
-    p.set_defaults(handler=_tinker)
+    _plain(
+        sub,
+        "tinker",
+        _tinker,
+        help="write tinker.py (loaded by `toolkit tinker`)",
+        force="overwrite an existing file",
+    )
 
-    p = sub.add_parser("adapter", help="write an adapter skeleton for a battery")
-    p.add_argument("battery", help="the battery (one with a base class, e.g. cache)")
-    p.add_argument("name", help="adapter name: an identifier, the module's name")
-    p.add_argument(
-        "--field",
-        action="append",
-        metavar="NAME:TYPE",
-        help="an option of the adapter's options dataclass, repeatable; "
-        "types: str int float bool bytes (a trailing ? makes it optional)",
-    )
-    p.add_argument(
-        "--dir",
-        default="adapters",
-        help="package directory inside the project (default: adapters)",
-    )
-    p.add_argument("--force", action="store_true", help="overwrite an existing module")
-    add_dry_run(p)
-    p.set_defaults(handler=_adapter)
+    with _subcommand(
+        sub,
+        "adapter",
+        _adapter,
+        help="write an adapter skeleton for a battery",
+        force="overwrite an existing module",
+    ) as p:
+        p.add_argument("battery", help="the battery (one with a base class, e.g. cache)")
+        p.add_argument("name", help="adapter name: an identifier, the module's name")
+        _typed_pairs(
+            p,
+            "--field",
+            "an option of the adapter's options dataclass, repeatable; "
+            "types: str int float bool bytes (a trailing ? makes it optional)",
+        )
+        p.add_argument(
+            "--dir",
+            default="adapters",
+            help="package directory inside the project (default: adapters)",
+        )
 
 
 def run(args: Namespace, out: Output) -> Result:
@@ -200,6 +214,34 @@ def run(args: Namespace, out: Output) -> Result:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+@contextmanager
+def _subcommand(
+    sub: Any, name: str, handler: Callable[..., Result], *, force: str = "", **parser: Any
+) -> Iterator[CommandParser]:
+    """Add subcommand ``name``; its own flags go inside the block, then the shared tail.
+
+    Every subcommand ends the same way: ``--force`` (``force`` its help) when it may
+    overwrite, ``--dry-run``, and its handler; declared here once so none can miss one.
+    """
+    p = sub.add_parser(name, **parser)
+    yield p
+    if force:
+        p.add_argument("--force", action="store_true", help=force)
+    add_dry_run(p)
+    p.set_defaults(handler=handler)
+
+
+def _typed_pairs(p: CommandParser, flag: str, help: str) -> None:
+    """Add ``flag NAME:TYPE``, repeatable: the fields, parameters or options to declare."""
+    p.add_argument(flag, action="append", metavar="NAME:TYPE", help=help)
+
+
+def _plain(sub: Any, name: str, handler: Callable[..., Result], **parser: Any) -> None:
+    """Add subcommand ``name`` with no flags of its own (only the shared tail)."""
+    with _subcommand(sub, name, handler, **parser):
+        pass
 
 
 def _project(sub: str) -> Project:
@@ -421,50 +463,28 @@ def _schedule(args: Namespace, out: Output) -> Result:
 
 
 def _single_file(
-    args: Namespace,
-    out: Output,
-    sub: str,
-    rel: str,
-    text_of: Callable[[Project], str],
-    data: dict[str, Any],
-) -> Result:
-    """Write one project-root file, refusing to overwrite it without ``--force``."""
-    from ..scaffold.files import Plan, refuse_existing
+    sub: str, rel: str, template: str, data: dict[str, Any]
+) -> Callable[[Namespace, Output], Result]:
+    """Return the handler writing one project-root file, refusing to overwrite it without
+    ``--force``; its text is ``templates.<template>(<the project's package>)``."""
 
-    project = _project(sub)
-    path = project.root / rel
-    refuse_existing(path, rel, args.force)
-    plan = Plan(project.root)
-    plan.add(path, text_of(project))
-    return _finish(out, plan, args, data)
+    def write(args: Namespace, out: Output) -> Result:
+        from ..scaffold import templates
+        from ..scaffold.files import Plan, refuse_existing
+        from ..scaffold.project_info import package_of
 
+        project = _project(sub)
+        path = project.root / rel
+        refuse_existing(path, rel, args.force)
+        plan = Plan(project.root)
+        plan.add(path, getattr(templates, template)(package_of(project)))
+        return _finish(out, plan, args, data)
 
-def _server(args: Namespace, out: Output) -> Result:
-    from ..scaffold import templates
-    from ..scaffold.project_info import package_of
-
-    return _single_file(
-        args,
-        out,
-        "server",
-        "gunicorn.conf.py",
-        lambda project: templates.gunicorn_conf(package_of(project)),
-        {"server": "gunicorn"},
-    )
+    return write
 
 
-def _tinker(args: Namespace, out: Output) -> Result:
-    from ..scaffold import templates
-    from ..scaffold.project_info import package_of
-
-    return _single_file(
-        args,
-        out,
-        "tinker",
-        "tinker.py",
-        lambda project: templates.tinker_module(package_of(project)),
-        {},
-    )
+_server = _single_file("server", "gunicorn.conf.py", "gunicorn_conf", {"server": "gunicorn"})
+_tinker = _single_file("tinker", "tinker.py", "tinker_module", {})
 
 
 def _worker(args: Namespace, out: Output) -> Result:

@@ -45,6 +45,18 @@ class AddResult:
         return bool(self.edits)
 
 
+@dataclass(frozen=True, slots=True)
+class _Wanted:
+    """The block ``plan_add`` was asked for, as its settings-block steps all read it."""
+
+    key: str
+    adapter: str
+    #: Spellings meaning ``adapter``; ``None`` when no adapter was asked for (keep any).
+    same: set[str] | None
+    force: bool
+    plugin: bool
+
+
 def _str(value: str) -> str:
     from toolkit_codegen.pysource import py_str
 
@@ -73,7 +85,7 @@ def plan_add(
     result = AddResult(text)
     if app is not None:
         _ensure_app(result, shown, app)
-    _ensure_block(result, shown, key, adapter, same if explicit else None, force, plugin)
+    _ensure_block(result, shown, _Wanted(key, adapter, same if explicit else None, force, plugin))
     parse_python(result.text, shown)
     return result
 
@@ -177,15 +189,8 @@ def _adapter_of(block: ast.expr) -> tuple[str | None, ast.Constant | None, list[
     return None, None, [str(i) for i in instances]
 
 
-def _ensure_block(
-    result: AddResult,
-    shown: str,
-    key: str,
-    adapter: str,
-    same: set[str] | None,
-    force: bool,
-    plugin: bool,
-) -> None:
+def _ensure_block(result: AddResult, shown: str, wanted: _Wanted) -> None:
+    key, adapter, plugin = wanted.key, wanted.adapter, wanted.plugin
     tree = parse_python(result.text, shown)
     toolkit = find_assign(tree, "TOOLKIT")
     where = "TOOLKIT"
@@ -203,7 +208,7 @@ def _ensure_block(
             container, where = plugins[1], 'TOOLKIT["plugins"]'
     existing = _dict_get(container, key) if isinstance(container, ast.Dict) else None
     if existing is not None or (not plugin and _subscript_line(tree, key)):
-        _check_existing(result, shown, key, adapter, same, force, existing, tree)
+        _check_existing(result, shown, wanted, existing, tree)
         return
     lines = _block_lines(key, adapter, plugin)
     if plugin and where == "TOOLKIT":
@@ -238,13 +243,11 @@ def _block_lines(key: str, adapter: str, plugin: bool) -> list[str]:
 def _check_existing(
     result: AddResult,
     shown: str,
-    key: str,
-    adapter: str,
-    same: set[str] | None,
-    force: bool,
+    wanted: _Wanted,
     existing: tuple[ast.expr, ast.expr] | None,
     tree: ast.Module,
 ) -> None:
+    key, adapter, same, force = wanted.key, wanted.adapter, wanted.same, wanted.force
     result.configured = True
     if same is None:  # no adapter asked for: whatever is configured stays
         if existing is not None:

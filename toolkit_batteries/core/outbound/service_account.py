@@ -5,20 +5,24 @@ configuration service of ``flag``, the push service of ``notification``).
 A key file is JSON with ``client_email``, ``private_key`` and optionally
 ``private_key_id``, ``project_id`` and ``token_uri``. :class:`ServiceAccount` reads it
 (errors name the battery's option, never a value; the repr shows nothing), signs the
-RS256 assertion, and reads the token endpoint's answer. Each battery posts the assertion
-through its own guarded client and maps failures to its own errors. PyJWT is imported
-when an assertion is signed, not with this module.
+RS256 assertion, and reads the token endpoint's answer; :class:`TokenCache` keeps the
+access token until shortly before it expires. Each battery posts the assertion through
+its own guarded client and maps failures to its own errors. PyJWT is imported when an
+assertion is signed, not with this module.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from toolkit_batteries.core.errors import InvalidOptionsError
 
-__all__ = ["DEFAULT_TOKEN_URI", "GRANT_TYPE", "ServiceAccount", "read_token"]
+__all__ = ["DEFAULT_TOKEN_URI", "GRANT_TYPE", "ServiceAccount", "TokenCache", "read_token"]
 
 #: Where a key file without ``token_uri`` exchanges its assertion.
 DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token"
@@ -107,3 +111,59 @@ def read_token(answer: Any, now: float) -> tuple[str, float] | None:
     lifetime = answer.get("expires_in", 3600)
     lifetime = float(lifetime) if isinstance(lifetime, int | float) else 3600.0
     return token, now + max(lifetime - EXPIRY_MARGIN, 0.0)
+
+
+class TokenCache:
+    """The access token of one service account and scope, reused until near its expiry.
+
+    Every battery calling such an API needs the same reuse, the same double-checked
+    exchange (threads that find no token wait for one exchange rather than each posting
+    an assertion) and the same "drop it after a 401"; only the post and the errors are
+    the battery's. The token never appears in a repr.
+    """
+
+    __slots__ = ("_lock", "_token", "_until", "account", "scope")
+
+    def __init__(self, account: ServiceAccount, scope: str) -> None:
+        self.account = account
+        self.scope = scope
+        self._token = ""
+        self._until = 0.0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return "<access token>"
+
+    def get(
+        self,
+        exchange: Callable[[str, dict[str, str]], Any],
+        missing: Callable[[], Exception],
+        clock: Callable[[], float] = time.time,
+    ) -> str:
+        """Return a live token, exchanging an assertion for one when there is none.
+
+        ``exchange(token_uri, form)`` posts the form through the battery's guarded client
+        and returns the decoded JSON answer, raising the battery's error when the exchange
+        fails; an answer without a token raises ``missing()``. ``clock`` is read at each
+        call (wall-clock seconds: the assertion's ``iat``).
+        """
+        if self._token and clock() < self._until:
+            return self._token
+        with self._lock:
+            now = clock()
+            if self._token and now < self._until:
+                return self._token
+            account = self.account
+            found = read_token(
+                exchange(account.token_uri, account.token_request(self.scope, now)), now
+            )
+            if found is None:
+                raise missing()
+            self._token, self._until = found
+            return self._token
+
+    def forget(self, token: str | None = None) -> None:
+        """Drop the cached token (only if it is still ``token``, when given): it was refused."""
+        with self._lock:
+            if token is None or self._token == token:
+                self._token, self._until = "", 0.0

@@ -1,22 +1,18 @@
-"""The document adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths, imported only when an adapter opens, so WeasyPrint and httpx
-cost nothing at start-up. Aliases name the tools: ``weasyprint`` is ``local``,
-``gotenberg`` is ``remote`` (``gotenberg.py: GotenbergDocument``), ``pdflatex`` and
-``tex`` are ``latex``.
+"""The document adapters; WeasyPrint and httpx cost nothing at start-up. ``remote`` is
+Gotenberg (``gotenberg.GotenbergDocument``).
 """
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "local": "toolkit_batteries.document.adapters.local.LocalDocument",
-    "remote": "toolkit_batteries.document.adapters.gotenberg.GotenbergDocument",
-    "latex": "toolkit_batteries.document.adapters.latex.LatexDocument",
-}
+ADAPTERS = adapter_paths(
+    __name__, "local.LocalDocument remote=gotenberg.GotenbergDocument latex.LatexDocument"
+)
 
-#: Battery-specific aliases (alias -> canonical).
+#: The tools' names (alias -> canonical).
 ALIASES: dict[str, str] = {
     "weasyprint": "local",
     "gotenberg": "remote",

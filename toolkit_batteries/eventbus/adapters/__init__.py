@@ -1,18 +1,12 @@
-"""The eventbus adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths imported only when an adapter opens. The vendor alias
-``redis`` -> ``kvserver`` lives in the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`.
-"""
+"""The eventbus adapters (``redis`` selects ``kvserver``, from the catalog row)."""
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.eventbus.adapters.memory.MemoryEventBus",
-    "kvserver": "toolkit_batteries.eventbus.adapters.kvserver.KVServerEventBus",
-}
+ADAPTERS = adapter_paths(__name__, "memory.MemoryEventBus kvserver.KVServerEventBus")
 
-#: Battery-specific aliases (alias -> canonical).
+#: Other names of the in-process bus (alias -> canonical).
 ALIASES: dict[str, str] = {"inmemory": "memory", "local": "memory"}

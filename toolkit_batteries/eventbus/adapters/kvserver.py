@@ -29,10 +29,10 @@ import logging
 import queue
 import threading
 from collections.abc import Mapping
-from typing import Any, Self
+from typing import Any
 
-from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.kvkeys import SharedClientOpen
 from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.core.transport import kv_errors, kv_unreachable
 from toolkit_batteries.eventbus.base import (
@@ -222,10 +222,14 @@ class _KVDispatcher(LocalDispatcher):
 
 
 @traced("publish")
-class KVServerEventBus(EventBus):
-    """Publish/subscribe shared by every process connected to the same server."""
+class KVServerEventBus(SharedClientOpen, EventBus):
+    """Publish/subscribe shared by every process connected to the same server.
+
+    ``open()`` borrows the container's client for ``kvserver.*``.
+    """
 
     adapter_name = "kvserver"
+    settings_of = staticmethod(settings_from_options)
 
     def __init__(
         self,
@@ -249,13 +253,6 @@ class KVServerEventBus(EventBus):
 
     def _make_dispatcher(self) -> LocalDispatcher:
         return _KVDispatcher(self.settings, self, self.instance)
-
-    @classmethod
-    def open(cls, ctx: OpenContext) -> Self:
-        """Borrow the container's client for ``kvserver.*``."""
-        settings = settings_from_options(ctx.options, instance=ctx.instance)
-        prefix = ctx.options.kvserver.prefix
-        return cls(ctx.kvserver_client(), settings, prefix=prefix, instance=ctx.instance)
 
     @property
     def listening(self) -> bool:

@@ -46,6 +46,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -55,7 +56,7 @@ from toolkit_batteries.core.errors import (
     ServiceUnavailableError,
 )
 from toolkit_batteries.core.outbound import OutboundBlockedError, provider
-from toolkit_batteries.core.outbound.service_account import ServiceAccount, read_token
+from toolkit_batteries.core.outbound.service_account import ServiceAccount, TokenCache
 from toolkit_batteries.core.tracing import traced
 
 from ..base import MICRO_PERCENT, MISSING, Flag, bucket, truthy
@@ -78,6 +79,7 @@ TEMPLATE_PATH = "/v1/projects/{project}/namespaces/firebase-server/serverRemoteC
 MAX_TEMPLATE_BYTES = 4 * 1024 * 1024
 #: Deepest condition nesting evaluated (deeper is false), as the service's SDKs do.
 MAX_DEPTH = 10
+_NO_TOKEN = partial(ValueError, "the token endpoint answered without an access token")
 
 
 class _Template:
@@ -146,7 +148,7 @@ class FirebaseFlag(Flag):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(instance=instance)
-        self._account = account
+        self._tokens = TokenCache(account, SCOPE)
         self._project_id = project_id
         self._url = endpoint.url + TEMPLATE_PATH.format(project=quote(project_id, safe=""))
         self.ttl = ttl
@@ -155,8 +157,6 @@ class FirebaseFlag(Flag):
         self._template: _Template | None = None
         self._fetched_at = 0.0
         self._fresh_until = float("-inf")
-        self._token = ""
-        self._token_until = 0.0
         self._refreshing = threading.Lock()
         self.stale = False
 
@@ -208,30 +208,19 @@ class FirebaseFlag(Flag):
     def _read(self, response: httpx.Response) -> Any:
         return provider.read_json(response, MAX_TEMPLATE_BYTES)
 
-    def _access_token(self) -> str:
-        now = time.time()
-        if self._token and now < self._token_until:
-            return self._token
-        account = self._account
-        with self._client.stream(
-            "POST", account.token_uri, data=account.token_request(SCOPE, now)
-        ) as response:
+    def _exchange(self, token_uri: str, form: dict[str, str]) -> Any:
+        with self._client.stream("POST", token_uri, data=form) as response:
             if response.status_code != 200:
                 raise ValueError(f"the token endpoint answered HTTP {response.status_code}")
-            answer = self._read(response)
-        found = read_token(answer, now)
-        if found is None:
-            raise ValueError("the token endpoint answered without an access token")
-        self._token, self._token_until = found
-        return self._token
+            return self._read(response)
 
     def _fetch(self) -> _Template:
-        token = self._access_token()
+        token = self._tokens.get(self._exchange, _NO_TOKEN)
         with self._client.stream(
             "GET", self._url, headers={"Authorization": f"Bearer {token}"}
         ) as response:
             if response.status_code in (401, 403):
-                self._token = ""
+                self._tokens.forget(token)
             if response.status_code != 200:
                 raise ValueError(f"the service answered HTTP {response.status_code}")
             return _Template(self._read(response))

@@ -97,7 +97,7 @@ def budget_limiter(ctx: OpenContext, *, clock: Callable[[], float] | None = None
     :data:`RATE`, burst 1) on the same store, whatever rate that instance sets.
     """
     container = ctx.container
-    name = ctx.instance if ctx.instance in container.config.instances("ratelimit") else "default"
+    name = ctx.sibling_name("ratelimit")
     store = container.ratelimit(name)
     limits = Limits(RATE, 1, idle_ttl=60.0, instance=name)
     if store.adapter_name == "kvserver":

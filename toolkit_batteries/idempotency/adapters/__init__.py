@@ -1,20 +1,13 @@
-"""The idempotency adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths, imported only when an adapter opens, so redis-py and psycopg
-cost nothing to a project on the memory adapter. The vendor alias ``redis`` ->
-``kvserver`` lives in the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`.
+"""The idempotency adapters; redis-py and psycopg cost nothing to a project on the
+memory adapter (``redis`` selects ``kvserver``, from the catalog row).
 """
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+from toolkit_batteries.core.loading import adapter_paths
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.idempotency.adapters.memory.MemoryIdempotency",
-    "kvserver": "toolkit_batteries.idempotency.adapters.kvserver.KVServerIdempotency",
-    "db": "toolkit_batteries.idempotency.adapters.db.DBIdempotency",
-}
+__all__ = ["ADAPTERS"]
 
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers it.
-ALIASES: dict[str, str] = {}
+ADAPTERS = adapter_paths(
+    __name__, "memory.MemoryIdempotency kvserver.KVServerIdempotency db.DBIdempotency"
+)

@@ -58,10 +58,10 @@ _RESERVE = (
 
 
 def _model() -> Any:
-    """Return the model class; imported late, once Django's apps are ready."""
-    from toolkit_batteries.idempotency.models import IdempotencyRecord
+    """Return the model class from Django's registry (its apps are ready by then)."""
+    from django.apps import apps
 
-    return IdempotencyRecord
+    return apps.get_model("toolkit_idempotency.IdempotencyRecord")
 
 
 @traced("_reserve", "_commit", "_release", "_get", "_delete")

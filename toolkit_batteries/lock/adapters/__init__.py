@@ -1,18 +1,11 @@
-"""The lock adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths, imported only when an adapter opens, so redis-py costs nothing
-to a project on the memory adapter. The vendor alias ``redis`` -> ``kvserver`` lives in
-the shared ``VENDOR_ALIASES`` table of :mod:`toolkit_batteries.core.loading`.
+"""The lock adapters; redis-py costs nothing to a project on the memory adapter
+(``redis`` selects ``kvserver``, from the catalog row).
 """
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+from toolkit_batteries.core.loading import adapter_paths
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.lock.adapters.memory.MemoryLock",
-    "kvserver": "toolkit_batteries.lock.adapters.kvserver.KVServerLock",
-}
+__all__ = ["ADAPTERS"]
 
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers lock.
-ALIASES: dict[str, str] = {}
+ADAPTERS = adapter_paths(__name__, "memory.MemoryLock kvserver.KVServerLock")

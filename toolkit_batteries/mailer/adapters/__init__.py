@@ -1,20 +1,18 @@
-"""The mailer adapters, by canonical name (default first, as in the catalog).
-
-``memory`` is Django's locmem backend (``django.core.mail.outbox``) for tests.
-``provider`` hands messages to the Django e-mail backend its ``backend_path`` option names by
-dotted path: a django-anymail backend, which is how a project reaches a provider's API.
+"""The mailer adapters. ``memory`` is Django's locmem backend (``django.core.mail.outbox``)
+for tests. ``provider`` hands messages to the Django e-mail backend its ``backend_path``
+option names by dotted path: a django-anymail backend, which is how a project reaches a
+provider's API.
 """
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "log": "toolkit_batteries.mailer.adapters.log.LogMailer",
-    "smtp": "toolkit_batteries.mailer.adapters.smtp.SMTPMailer",
-    "memory": "toolkit_batteries.mailer.adapters.memory.MemoryMailer",
-    "provider": "toolkit_batteries.mailer.adapters.provider.ProviderMailer",
-}
+ADAPTERS = adapter_paths(
+    __name__, "log.LogMailer smtp.SMTPMailer memory.MemoryMailer provider.ProviderMailer"
+)
 
-#: Battery-specific aliases (alias -> canonical).
+#: Django's names of the same backends (alias -> canonical).
 ALIASES: dict[str, str] = {"console": "log", "locmem": "memory"}

@@ -1,19 +1,12 @@
-"""The notification adapters, by canonical name (default first, as in the catalog).
-
-Provider modules and classes are named after the product (``twilio.TwilioSMS``,
-``fcm.FCMPush``); the canonical names stay the spec's neutral words, and the product
-names ``twilio`` and ``fcm`` are aliases from the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`. Values are dotted paths, imported only when an
-adapter opens, so the text-message SDK, httpx and PyJWT cost nothing to a project on
-the ``log`` adapter.
+"""The notification adapters. Provider modules and classes are named after the product
+(``twilio.TwilioSMS``, ``fcm.FCMPush``; aliases ``twilio`` and ``fcm`` from the catalog
+row); the text-message SDK, httpx and PyJWT cost nothing to a project on ``log``.
 """
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS"]
 
-ADAPTERS: dict[str, str] = {
-    "log": "toolkit_batteries.notification.adapters.log.LogNotification",
-    "sms": "toolkit_batteries.notification.adapters.twilio.TwilioSMS",
-    "push": "toolkit_batteries.notification.adapters.fcm.FCMPush",
-}
+ADAPTERS = adapter_paths(__name__, "log.LogNotification sms=twilio.TwilioSMS push=fcm.FCMPush")

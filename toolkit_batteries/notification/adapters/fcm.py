@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -42,7 +41,7 @@ from toolkit_batteries.core.outbound import OutboundBlockedError, provider
 from toolkit_batteries.core.outbound.service_account import (
     DEFAULT_TOKEN_URI,
     ServiceAccount,
-    read_token,
+    TokenCache,
 )
 from toolkit_batteries.core.tracing import traced
 
@@ -101,7 +100,7 @@ class FCMPush(Notification):
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(instance=instance)
-        self._account = account
+        self._tokens = TokenCache(account, SCOPE)
         self.project_id = project_id
         self._url = endpoint + SEND_PATH.format(project=quote(project_id, safe=""))
         self.clock = clock
@@ -109,9 +108,6 @@ class FCMPush(Notification):
             endpoint, "notification", "push.endpoint", instance, allow_insecure, allow_private
         )
         self._client = provider.httpx_client(rules, timeout=timeout, max_connections=10)
-        self._token = ""
-        self._token_until = 0.0
-        self._token_lock = threading.Lock()
 
     @classmethod
     def open(cls, ctx: OpenContext) -> FCMPush:
@@ -192,7 +188,7 @@ class FCMPush(Notification):
             if status == 200:
                 return _read(answer)
             if status == 401:
-                self._forget(token)
+                self._tokens.forget(token)
                 raise _Unauthorized
             detail = _read_error(answer)
         raise refusal(self.instance, "push", status, detail, who="the push service")
@@ -200,43 +196,30 @@ class FCMPush(Notification):
     # ------------------------------------------------------------------ the token
 
     def _access_token(self) -> str:
-        if self._token and self.clock() < self._token_until:
-            return self._token
-        with self._token_lock:
-            now = self.clock()
-            if self._token and now < self._token_until:
-                return self._token
-            account = self._account
-            with self._client.stream(
-                "POST", account.token_uri, data=account.token_request(SCOPE, now)
-            ) as response:
-                if response.status_code != 200:
-                    error = _read_oauth_error(response)
-                    reason = f"the token URI answered HTTP {response.status_code}"
-                    if error:
-                        reason += f" ({error})"
-                    if 400 <= response.status_code < 500:
-                        raise DeliveryRefusedError(
-                            self.instance,
-                            "push",
-                            response.status_code,
-                            error,
-                            f"the token exchange failed; check {_FIELD}",
-                        )
-                    raise NotificationUnavailableError(self.instance, reason)
-                answer = _read(response)
-            found = read_token(answer, now)
-            if found is None:
-                raise NotificationUnavailableError(
-                    self.instance, "the token URI answered without an access token"
-                )
-            self._token, self._token_until = found
-            return self._token
+        return self._tokens.get(self._exchange, self._no_token, self.clock)
 
-    def _forget(self, token: str) -> None:
-        with self._token_lock:
-            if self._token == token:
-                self._token, self._token_until = "", 0.0
+    def _exchange(self, token_uri: str, form: dict[str, str]) -> Any:
+        with self._client.stream("POST", token_uri, data=form) as response:
+            if response.status_code == 200:
+                return _read(response)
+            error = _read_oauth_error(response)
+            reason = f"the token URI answered HTTP {response.status_code}"
+            if error:
+                reason += f" ({error})"
+            if 400 <= response.status_code < 500:
+                raise DeliveryRefusedError(
+                    self.instance,
+                    "push",
+                    response.status_code,
+                    error,
+                    f"the token exchange failed; check {_FIELD}",
+                )
+            raise NotificationUnavailableError(self.instance, reason)
+
+    def _no_token(self) -> NotificationError:
+        return NotificationUnavailableError(
+            self.instance, "the token URI answered without an access token"
+        )
 
     def ping(self) -> None:
         """Obtain (or reuse) an access token; raise ``NotificationUnavailableError`` if not."""

@@ -1,19 +1,12 @@
-"""The outbox adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths imported only when an adapter opens.
-"""
+"""The outbox adapters; ``db`` answers to the shared SQL names."""
 
 from __future__ import annotations
 
-from toolkit_batteries.core.loading import SQL_ALIASES
+from toolkit_batteries.core.loading import SQL_ALIASES, adapter_paths
 
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "db": "toolkit_batteries.outbox.adapters.db.DBOutbox",
-    "memory": "toolkit_batteries.outbox.adapters.memory.MemoryOutbox",
-    "cdc": "toolkit_batteries.outbox.adapters.cdc.CDCOutbox",
-}
+ADAPTERS = adapter_paths(__name__, "db.DBOutbox memory.MemoryOutbox cdc.CDCOutbox")
 
-#: Battery-specific aliases (alias -> canonical): the shared SQL names, and its own.
+#: The shared SQL names, and the battery's own (alias -> canonical).
 ALIASES: dict[str, str] = {**SQL_ALIASES, "inmemory": "memory", "logical": "cdc"}

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit_batteries.core.errors import ConfigurationError, InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
 
-from ..base import Record, check_topic, encode_payload
+from ..base import NewMessage, Record, check_topic, encode_payload
 from .db import ID_CHUNK, MESSAGES, DBOutbox, _in
 
 if TYPE_CHECKING:
@@ -446,7 +446,7 @@ class CDCOutbox(DBOutbox):
                 self.prefix,
             )
             return None
-        return self._insert(topic, key, body, headers, str(uuid.uuid4()), now)
+        return self._insert(NewMessage(str(uuid.uuid4()), topic, key, body, headers, now))
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"

@@ -36,8 +36,8 @@ one in a database crash only means a redelivery. Publishes are never relaxed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import uuid
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -48,6 +48,7 @@ from toolkit_batteries.core.tracing import traced
 from ..base import (
     ABANDONED,
     STALL_AFTER,
+    NewMessage,
     Outbox,
     Record,
     Status,
@@ -225,26 +226,13 @@ class DBOutbox(Outbox):
 
     # ------------------------------------------------------------------ producer
 
-    def _insert(
-        self,
-        topic: str,
-        key: str,
-        payload: bytes,
-        headers: dict[str, str],
-        message_id: str,
-        now: float,
-    ) -> int:
+    def _insert(self, message: NewMessage) -> int:
         from ..models import OutboxMessage
 
         with self._guard():
+            # The row is the message's fields; it is available as soon as it commits.
             row = OutboxMessage.objects.using(self.database.alias).create(
-                message_id=uuid.UUID(message_id),
-                topic=topic,
-                key=key,
-                payload=payload,
-                headers=headers,
-                created_at=now,
-                available_at=now,
+                **dataclasses.asdict(message), available_at=message.created_at
             )
             channel = self.settings.notify_channel
             if channel and self.dialect == "postgresql":

@@ -13,7 +13,15 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..base import ABANDONED, Outbox, Record, Status, settings_from_options, to_datetime
+from ..base import (
+    ABANDONED,
+    NewMessage,
+    Outbox,
+    Record,
+    Status,
+    settings_from_options,
+    to_datetime,
+)
 from ..models import DEAD, PENDING, SENT
 
 if TYPE_CHECKING:
@@ -24,13 +32,10 @@ __all__ = ["MemoryOutbox"]
 
 @dataclass
 class _Row:
+    """A stored message and the relay's state of it."""
+
     row: int
-    message_id: str
-    topic: str
-    key: str
-    payload: bytes
-    headers: dict[str, str]
-    created_at: float
+    message: NewMessage
     available_at: float
     status: str = PENDING
     attempts: int = 0
@@ -41,15 +46,16 @@ class _Row:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def record(self) -> Record:
+        m = self.message
         return Record(
             row=self.row,
-            message_id=self.message_id,
-            topic=self.topic,
-            key=self.key,
-            payload=self.payload,
-            headers=dict(self.headers),
+            message_id=m.message_id,
+            topic=m.topic,
+            key=m.key,
+            payload=m.payload,
+            headers=dict(m.headers),
             attempts=self.attempts,
-            created_at=to_datetime(self.created_at),  # type: ignore[arg-type]
+            created_at=to_datetime(m.created_at),  # type: ignore[arg-type]
             status=self.status,
             last_error=self.last_error,
         )
@@ -73,21 +79,11 @@ class MemoryOutbox(Outbox):
         settings = settings_from_options(ctx.options, instance=ctx.instance)
         return cls(settings, instance=ctx.instance, container=ctx.container)
 
-    def _insert(
-        self,
-        topic: str,
-        key: str,
-        payload: bytes,
-        headers: dict[str, str],
-        message_id: str,
-        now: float,
-    ) -> None:
+    def _insert(self, message: NewMessage) -> None:
         def append() -> None:
             with self._mutex:
                 self._next += 1
-                self._rows[self._next] = _Row(
-                    self._next, message_id, topic, key, payload, headers, now, now
-                )
+                self._rows[self._next] = _Row(self._next, message, message.created_at)
 
         connection = _default_connection()
         if connection is not None and connection.in_atomic_block:
@@ -151,7 +147,7 @@ class MemoryOutbox(Outbox):
         with self._mutex:
             rows = list(self._rows.values())
         pending = [r for r in rows if r.status == PENDING]
-        oldest = max((now - min(r.created_at for r in pending)) if pending else 0.0, 0.0)
+        oldest = max((now - min(r.message.created_at for r in pending)) if pending else 0.0, 0.0)
         errors = [r for r in rows if r.last_error and r.status != SENT]
         last = max(errors, key=lambda r: r.row).last_error if errors else ""
         return Status(

@@ -1,19 +1,13 @@
-"""The permission adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths imported only when an adapter opens, so pycasbin costs nothing
-to a project on ``noop`` or ``rbac``. The vendor alias ``casbin`` -> ``policyfile`` lives
-in the shared ``VENDOR_ALIASES`` table of :mod:`toolkit_batteries.core.loading`.
+"""The permission adapters; pycasbin costs nothing to a project on ``noop`` or ``rbac``
+(``casbin`` selects ``policyfile``, from the catalog row).
 """
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+from toolkit_batteries.core.loading import adapter_paths
 
-ADAPTERS: dict[str, str] = {
-    "noop": "toolkit_batteries.permission.adapters.noop.NoopAuthorizer",
-    "rbac": "toolkit_batteries.permission.adapters.rbac.RBACAuthorizer",
-    "policyfile": "toolkit_batteries.permission.adapters.policyfile.PolicyFileAuthorizer",
-}
+__all__ = ["ADAPTERS"]
 
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers casbin.
-ALIASES: dict[str, str] = {}
+ADAPTERS = adapter_paths(
+    __name__, "noop.NoopAuthorizer rbac.RBACAuthorizer policyfile.PolicyFileAuthorizer"
+)

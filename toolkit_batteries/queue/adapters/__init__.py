@@ -1,24 +1,17 @@
-"""The queue adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths, imported only when an adapter opens, so redis-py costs nothing
-to a project on the ``memory`` or ``db`` queue. The vendor alias ``redis`` ->
-``kvserver`` lives in the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`; the SQL product names select ``db``, which runs
-on either database.
+"""The queue adapters; redis-py costs nothing to a project on the ``memory`` or ``db``
+queue (``redis`` selects ``kvserver``, from the catalog row). The SQL product names
+select ``db``, which runs on either database.
 """
 
 from __future__ import annotations
 
-from toolkit_batteries.core.loading import SQL_ALIASES
+from toolkit_batteries.core.loading import SQL_ALIASES, adapter_paths
 
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.queue.adapters.memory.MemoryQueue",
-    "kvserver": "toolkit_batteries.queue.adapters.kvserver.KVServerQueue",
-    "db": "toolkit_batteries.queue.adapters.db.DBQueue",
-    "sqs": "toolkit_batteries.queue.adapters.sqs.SQSQueue",
-}
+ADAPTERS = adapter_paths(
+    __name__, "memory.MemoryQueue kvserver.KVServerQueue db.DBQueue sqs.SQSQueue"
+)
 
-#: Battery-specific aliases (alias -> canonical): the shared SQL names.
+#: The shared SQL names (alias -> canonical).
 ALIASES: dict[str, str] = dict(SQL_ALIASES)

@@ -237,6 +237,8 @@ class DBQueue(Queue):
             self._sql[name] = (plain, relaxed)
         # A local push wakes local pollers at once; other processes are seen by polling.
         self._pushed = threading.Condition()
+        # Stateless, so one serves every call and thread (not one object per statement).
+        self._unreachable = database.unavailable("queue", instance, "use the queue's tables")
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBQueue:
@@ -254,7 +256,7 @@ class DBQueue(Queue):
 
     def _guard(self) -> AbstractContextManager[None]:
         """Turn a lost or refused database connection into ServiceUnavailableError."""
-        return self.database.unavailable("queue", self.instance, "use the queue's tables")
+        return self._unreachable
 
     def _one(self, name: str, params: Sequence[Any], *, fetch: bool = False) -> Any:
         """Run statement ``name`` (one statement, its own transaction unless in one).
@@ -268,15 +270,15 @@ class DBQueue(Queue):
         """
         plain, relaxed = self._sql[name]
         database = self.database
-        conn = database.django_connection
-        with self._guard():
+        with self._unreachable:
+            conn = database.django_connection
             if conn.in_atomic_block:
                 return (
                     database.fetch_one(plain, params) if fetch else database.execute(plain, params)
                 )
             if fetch:
-                return database.fetch_one_prepared(relaxed, params)
-            return database.execute_prepared(relaxed, params)
+                return database.fetch_one_prepared(relaxed, params, connection=conn)
+            return database.execute_prepared(relaxed, params, connection=conn)
 
     # ------------------------------------------------------------------ operations
 
@@ -313,6 +315,46 @@ class DBQueue(Queue):
         if delay <= 0:
             self._wake(everyone=True)
         return [str(message_id) for message_id in ids]
+
+    # ------------------------------------------------------------------ joined statements
+
+    def push_from(self, source: str, topic: str, body: bytes) -> tuple[str, tuple[Any, ...]]:
+        """Return an ``INSERT`` pushing ``body`` once per row of ``source``, and its params.
+
+        Why: a battery on the same database (a workflow step) carries its next job in
+        its own write statement (a ``WITH`` item reading ``source``, one of its earlier
+        items), one round trip instead of two, committed or rolled back with it. The
+        caller runs the statement and calls :meth:`notify_pushed` after it.
+        """
+        self._check_open()
+        if type(body) is not bytes:
+            raise TypeError("body must be bytes")
+        now = self.clock()
+        sql = (
+            f"INSERT INTO {MESSAGES} (topic, body, attempts, enqueued_at, visible_at, leased) "
+            f"SELECT %s, %s, 0, %s, %s, FALSE FROM {source} RETURNING id"
+        )
+        return sql, (self._topic_ok(topic), body, now, now)
+
+    def ack_from(self, message: Message, source: str) -> tuple[str, tuple[Any, ...]] | None:
+        """Return a ``DELETE`` acknowledging ``message`` if ``source`` has a row, and its params.
+
+        The acknowledgement of :meth:`push_from`'s statement: it commits with the
+        caller's write, so the message is gone exactly when that write happened.
+        ``None`` when the id names no row (the caller then leaves the ack to the worker).
+        """
+        lease = self._lease(message, self.clock())
+        if lease is None:
+            return None
+        sql = (
+            f"DELETE FROM {MESSAGES} WHERE {_HOLDS_LEASE} "
+            f"AND EXISTS (SELECT 1 FROM {source}) RETURNING id"
+        )
+        return sql, lease
+
+    def notify_pushed(self) -> None:
+        """Wake this process's waiting pops after a push made by another statement."""
+        self._wake()
 
     def _claim(self, topic: str, lease: float) -> Message | None:
         now = self.clock()

@@ -30,6 +30,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
@@ -44,7 +45,7 @@ from .dispatch import topic_for
 from .payload import Call, PayloadError, decode
 from .registry import JobRegistry, registry
 
-__all__ = ["Worker", "WorkerStats"]
+__all__ = ["Delivery", "Worker", "WorkerStats", "current_delivery"]
 
 logger = logging.getLogger("toolkit.queue.worker")
 
@@ -76,6 +77,36 @@ class WorkerStats:
         """Increment counter ``name`` thread-safely."""
         with self._lock:
             setattr(self, name, getattr(self, name) + amount)
+
+
+@dataclass
+class Delivery:
+    """The message a job is running for, as the worker handed it over.
+
+    Why: a job whose own writes share the queue's database (a workflow step on the
+    ``db`` queue) can acknowledge its message in its own transaction, so the record and
+    the ack commit together and the worker's separate ack round trip goes away.
+    """
+
+    queue: Queue
+    message: Message
+    #: The name of the job the message calls.
+    job: str = ""
+    #: Set (on commit) once the job acknowledged the message itself; the worker then
+    #: does not acknowledge it again.
+    acked: bool = False
+
+    def mark_acked(self) -> None:
+        """Record that the job's committed transaction deleted the message."""
+        self.acked = True
+
+
+_delivery: ContextVar[Delivery | None] = ContextVar("toolkit_queue_delivery", default=None)
+
+
+def current_delivery() -> Delivery | None:
+    """Return the delivery the calling job runs for (``None`` outside a worker's call)."""
+    return _delivery.get()
 
 
 class Worker:
@@ -280,10 +311,17 @@ class Worker:
         if job is None:
             return self._bury(message, f'unknown job "{call.name}"')
         started = time.monotonic()
+        delivery = Delivery(self.queue, message, job.name)
+        token = _delivery.set(delivery)
         try:
             job.func(*call.args, **call.kwargs)
         except Exception as exc:
             return self._failed(message, job.name, job.retry, exc)
+        finally:
+            _delivery.reset(token)
+        if delivery.acked:  # the job's own transaction deleted the message
+            self.stats.add("succeeded")
+            return "succeeded"
         return self._succeeded(message, job.name, started)
 
     def _handle_task(self, message: Message, call: Call) -> str:

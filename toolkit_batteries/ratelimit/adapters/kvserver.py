@@ -29,10 +29,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any
 
-from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import MissingExtraError, ServiceUnavailableError
+from toolkit_batteries.core.kvkeys import SharedClientOpen
 from toolkit_batteries.core.tracing import traced
 from toolkit_batteries.core.transport import kv_unreachable
 from toolkit_batteries.ratelimit.base import (
@@ -91,10 +91,14 @@ def bucket_key(prefix: str, key: str) -> str:
 
 
 @traced("allow", "reset")
-class KVServerRateLimiter(RateLimiter):
-    """Token buckets shared by every process through one Lua script on the server."""
+class KVServerRateLimiter(SharedClientOpen, RateLimiter):
+    """Token buckets shared by every process through one Lua script on the server.
+
+    ``open()`` borrows the container's client for ``kvserver.*``; building loads the script.
+    """
 
     adapter_name = "kvserver"
+    settings_of = staticmethod(limits_from_options)
 
     def __init__(
         self,
@@ -119,13 +123,6 @@ class KVServerRateLimiter(RateLimiter):
         self._args = (repr(limits.rate), str(limits.burst))
         self._ttl = str(ttl_ms)
         self._load_script()
-
-    @classmethod
-    def open(cls, ctx: OpenContext) -> Self:
-        """Borrow the container's client for ``kvserver.*`` and load the script."""
-        limits = limits_from_options(ctx.options, instance=ctx.instance)
-        prefix = ctx.options.kvserver.prefix
-        return cls(ctx.kvserver_client(), limits, prefix=prefix, instance=ctx.instance)
 
     @property
     def prefix(self) -> str:

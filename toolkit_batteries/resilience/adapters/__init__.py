@@ -1,18 +1,14 @@
-"""The resilience adapters, by canonical name (default first, as in the catalog).
-
-Values are dotted paths imported only when an adapter opens. The vendor alias
-``redis`` -> ``kvserver`` lives in the shared ``VENDOR_ALIASES`` table of
-:mod:`toolkit_batteries.core.loading`.
+"""The resilience adapters: breaker state in the process or shared through Redis
+(``redis`` selects ``kvserver``, from the catalog row).
 """
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.resilience.adapters.memory.MemoryPolicy",
-    "kvserver": "toolkit_batteries.resilience.adapters.kvserver.KVServerPolicy",
-}
+ADAPTERS = adapter_paths(__name__, "memory.MemoryPolicy kvserver.KVServerPolicy")
 
-#: Battery-specific aliases (alias -> canonical).
+#: Other names of the in-process state (alias -> canonical).
 ALIASES: dict[str, str] = {"inmemory": "memory", "local": "memory"}

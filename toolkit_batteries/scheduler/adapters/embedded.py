@@ -60,7 +60,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolkit_batteries.core.adapter import ClosedResource, OpenContext
 from toolkit_batteries.core.errors import (
-    ConfigurationError,
     MissingExtraError,
     ServiceUnavailableError,
 )
@@ -229,15 +228,7 @@ class EmbeddedScheduler(Scheduler):
         container, at the first fire (:class:`ContainerDispatcher`).
         """
         timeout = ctx.options.close_timeout
-        config = ctx.container.config
-        name = ctx.instance if ctx.instance in config.instances("lock") else "default"
-        try:
-            lock = ctx.container.lock(name)
-        except ConfigurationError as exc:
-            raise ConfigurationError(
-                f"scheduler.{ctx.instance}: slots are claimed on lock.{name}, "
-                f"which does not open: {exc}"
-            ) from exc
+        lock = ctx.sibling("lock", "slots are claimed on lock.{name}, which does not open: {exc}")
         scheduler = cls(
             timezone=_settings_time_zone(),
             close_timeout=timeout.total_seconds() if timeout else 5.0,
@@ -272,7 +263,6 @@ class EmbeddedScheduler(Scheduler):
             self._entries[schedule.name] = entry
 
     def remove(self, name: str) -> bool:
-        """Forget the entry ``name``; tell whether there was one."""
         with self._lock:
             return self._entries.pop(name, None) is not None
 
@@ -282,7 +272,6 @@ class EmbeddedScheduler(Scheduler):
             return [entry.schedule for entry in self._entries.values()]
 
     def zone_of(self, name: str) -> tzinfo:
-        """Return the time zone the entry ``name`` is evaluated in."""
         with self._lock:
             return self._entry(name).zone
 

@@ -101,10 +101,10 @@ def _sliced(expression: str, dialect: str) -> str:
 
 
 def _model() -> Any:
-    """Return the model class; imported late, once Django's apps are ready."""
-    from toolkit_batteries.search.models import SearchDocument
+    """Return the model class from Django's registry (its apps are ready by then)."""
+    from django.apps import apps
 
-    return SearchDocument
+    return apps.get_model("toolkit_search.SearchDocument")
 
 
 def _json(value: Any) -> Any:

@@ -1,17 +1,12 @@
-"""The secrets adapters, by canonical name (default first, as in the catalog).
-
-Modules are named after the product they talk to: ``secretstore`` is the KV v2 API of
-HashiCorp Vault and OpenBao (``vault.py: VaultSecrets``). Values are dotted paths, imported
-only when an adapter opens, so hvac costs nothing to a project on the ``env`` adapter. The
-product names ``vault`` and ``openbao`` come from the battery's catalog row
-(:mod:`toolkit_batteries.core.catalog`).
+"""The secrets adapters: ``secretstore`` is the KV v2 API of HashiCorp Vault and OpenBao
+(``vault.VaultSecrets``; aliases ``vault`` and ``openbao`` from the catalog row); hvac
+costs nothing to a project on ``env``.
 """
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS"]
 
-ADAPTERS: dict[str, str] = {
-    "env": "toolkit_batteries.secrets.adapters.env.EnvSecrets",
-    "secretstore": "toolkit_batteries.secrets.adapters.vault.VaultSecrets",
-}
+ADAPTERS = adapter_paths(__name__, "env.EnvSecrets secretstore=vault.VaultSecrets")

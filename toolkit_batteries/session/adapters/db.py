@@ -41,10 +41,10 @@ PURGE_EVERY = 500
 
 
 def _model() -> Any:
-    """Return the model class; imported late, once Django's apps are ready."""
-    from toolkit_batteries.session.models import SessionRecord
+    """Return the model class from Django's registry (its apps are ready by then)."""
+    from django.apps import apps
 
-    return SessionRecord
+    return apps.get_model("toolkit_session.SessionRecord")
 
 
 @traced("_insert", "_fetch", "_replace", "_extend", "_remove")

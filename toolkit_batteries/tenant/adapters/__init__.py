@@ -1,13 +1,12 @@
-"""The tenant adapters, by canonical name (default first, as in the catalog)."""
+"""The tenant adapters."""
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS", "ALIASES"]
 
-ADAPTERS: dict[str, str] = {
-    "single": "toolkit_batteries.tenant.adapters.single.SingleTenant",
-    "header": "toolkit_batteries.tenant.adapters.header.HeaderTenant",
-}
+ADAPTERS = adapter_paths(__name__, "single.SingleTenant header.HeaderTenant")
 
 #: ``subdomain`` is the header adapter with ``subdomain_regex`` set.
 ALIASES: dict[str, str] = {"subdomain": "header"}

@@ -12,8 +12,16 @@ The copy is never stale: every write to a SQLite namespace bumps its ``version``
 with it; a delete also bumps ``purged``. A search first reads those counters (one indexed
 lookup, in the same read transaction as any refresh): an unchanged version answers from
 the copy, a newer one fetches only the rows stamped after the copy's version, a moved
-``purged`` loads the namespace again. A namespace whose matrix would pass
-:data:`MAX_BYTES` is not copied: it is searched by the SQL scan.
+``purged`` loads the namespace again.
+
+Memory: a copy is one float32 matrix, allocated at its final size and filled block by
+block (:data:`BLOCK_ROWS`) from the cursor, never next to a list of every row's BLOB, so
+loading a namespace holds its vectors once. A refresh after writes builds the new
+matrix while searches may still read the old one: both are held until the old is
+dropped. A namespace whose matrix would pass :data:`MAX_BYTES` is not copied: it is
+searched by the SQL scan (``sqlite-vec``'s distance functions, every row read per
+query, nothing held; measured faster than decoding the rows into numpy in blocks,
+since only the top ``k`` rows come back to Python).
 """
 
 from __future__ import annotations
@@ -28,11 +36,13 @@ import numpy as np
 
 from ..base import Match, Query
 
-__all__ = ["MAX_BYTES", "MemoryIndex"]
+__all__ = ["BLOCK_ROWS", "MAX_BYTES", "MemoryIndex"]
 
 #: Most bytes of vectors one store keeps in memory (the least recently searched
 #: namespaces are dropped first; a bigger namespace is searched in SQL).
 MAX_BYTES = 256 * 1024 * 1024
+#: Rows read per block when loading a copy (their BLOBs are the only transient copy).
+BLOCK_ROWS = 4096
 #: Extra candidates re-ranked exactly for ``l2`` (the fast form loses a little precision).
 _L2_SLACK = 16
 
@@ -108,8 +118,7 @@ class MemoryIndex:
                 newer = conn.execute(_NEWER, (*params, copy.version)).fetchall()
                 copy = _merge(copy, version, newer, self.dimension)
             else:
-                rows = conn.execute(_ROWS, params).fetchall()
-                copy = _load(version, purged, rows, self.dimension)
+                copy = _load(version, purged, conn.execute(_ROWS, params), count, self.dimension)
         finally:
             conn.rollback()
         with self._lock:
@@ -125,37 +134,47 @@ class MemoryIndex:
             self._copies.clear()
 
 
-def _load(version: int, purged: int, rows: list[tuple[Any, ...]], dimension: int) -> _Copy:
-    """Return a copy built from every row of the namespace."""
-    ids = [row[0] for row in rows]
-    if rows:
-        matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4")
-        matrix = matrix.reshape(len(rows), dimension)
-    else:
-        matrix = np.zeros((0, dimension), dtype=np.float32)
-    metadata = [json.loads(row[2]) if row[2] else {} for row in rows]
-    return _build(version, purged, ids, matrix, metadata)
+def _fill(buffer: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Decode the BLOBs of ``rows[i][1]`` into ``buffer``'s first rows (one block)."""
+    block = buffer[: len(rows)]
+    block.reshape(-1)[:] = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4")
+
+
+def _load(version: int, purged: int, cursor: Any, count: int, dimension: int) -> _Copy:
+    """Return a copy of every row ``cursor`` yields (``count`` of them, in one read).
+
+    The matrix is allocated once at its final size and filled block by block, so the
+    vectors are held once (plus one block's BLOBs while it is decoded).
+    """
+    matrix = np.empty((count, dimension), dtype=np.float32)
+    ids: list[str] = []
+    metadata: list[dict[str, Any]] = []
+    while rows := cursor.fetchmany(BLOCK_ROWS):
+        _fill(matrix[len(ids) :], rows)
+        ids += [row[0] for row in rows]
+        metadata += [json.loads(row[2]) if row[2] else {} for row in rows]
+    return _build(version, purged, ids, matrix[: len(ids)], metadata)
 
 
 def _merge(copy: _Copy, version: int, rows: list[tuple[Any, ...]], dimension: int) -> _Copy:
-    """Return a new copy: ``copy`` with the rows written since its version put in."""
+    """Return a new copy: ``copy`` with the rows written since its version put in.
+
+    One new matrix at the final size (the old copy may be in use by another thread, so
+    it is not changed): the old and the new copy are both held until the old is dropped.
+    """
     positions = dict(copy.positions)
     ids, metadata = list(copy.ids), list(copy.metadata)
-    matrix = np.array(copy.matrix)  # the old copy may be in use by another thread
-    added: list[Any] = []
+    added = [row for row in rows if row[0] not in positions]
+    matrix = np.empty((len(ids) + len(added), dimension), dtype=np.float32)
+    matrix[: len(ids)] = copy.matrix
     for record_id, blob, meta in rows:
-        vector = np.frombuffer(blob, dtype="<f4")
         decoded = json.loads(meta) if meta else {}
-        if record_id in positions:
-            matrix[positions[record_id]] = vector
-            metadata[positions[record_id]] = decoded
-        else:
+        if record_id not in positions:
             positions[record_id] = len(ids)
             ids.append(record_id)
             metadata.append(decoded)
-            added.append(vector)
-    if added:
-        matrix = np.concatenate([matrix, np.stack(added).reshape(len(added), dimension)])
+        matrix[positions[record_id]] = np.frombuffer(blob, dtype="<f4")
+        metadata[positions[record_id]] = decoded
     return _build(version, copy.purged, ids, matrix, metadata, positions)
 
 

@@ -1,10 +1,9 @@
-"""The webhook adapters, by canonical name (default first, as in the catalog)."""
+"""The webhook adapters."""
 
 from __future__ import annotations
 
+from toolkit_batteries.core.loading import adapter_paths
+
 __all__ = ["ADAPTERS"]
 
-ADAPTERS: dict[str, str] = {
-    "http": "toolkit_batteries.webhook.adapters.http.HTTPWebhook",
-    "queue": "toolkit_batteries.webhook.adapters.queue.QueueWebhook",
-}
+ADAPTERS = adapter_paths(__name__, "http.HTTPWebhook queue.QueueWebhook")

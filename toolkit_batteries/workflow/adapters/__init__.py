@@ -1,19 +1,14 @@
-"""The workflow adapters, by canonical name (default first, as in the catalog).
-
-``sqlserver`` is the ``db`` adapter under the spec's other name: both keep runs in the
-migrated tables, on SQLite or PostgreSQL, whichever database ``dsn`` (or the ``db``
-service) names.
+"""The workflow adapters. ``sqlserver`` is the ``db`` adapter under the spec's other name:
+both keep runs in the migrated tables, on SQLite or PostgreSQL, whichever database
+``dsn`` (or the ``db`` service) names.
 """
 
 from __future__ import annotations
 
-__all__ = ["ADAPTERS", "ALIASES"]
+from toolkit_batteries.core.loading import adapter_paths
 
-ADAPTERS: dict[str, str] = {
-    "memory": "toolkit_batteries.workflow.adapters.memory.MemoryWorkflow",
-    "db": "toolkit_batteries.workflow.adapters.db.DBWorkflow",
-    "sqlserver": "toolkit_batteries.workflow.adapters.db.SQLServerWorkflow",
-}
+__all__ = ["ADAPTERS"]
 
-#: Battery-specific aliases (alias -> canonical); the shared vendor table covers the rest.
-ALIASES: dict[str, str] = {}
+ADAPTERS = adapter_paths(
+    __name__, "memory.MemoryWorkflow db.DBWorkflow sqlserver=db.SQLServerWorkflow"
+)

@@ -21,15 +21,20 @@
   rest of a step): the run's insert (``ON CONFLICT DO NOTHING``, no savepoint), its
   updates, and a step's record, which on PostgreSQL moves the run and writes the step's
   row in one statement (``WITH moved AS (UPDATE ... RETURNING id) INSERT ... FROM
-  moved``). A step is then 7 round trips with the ``db`` queue (pop, claim, BEGIN,
-  move, next push, COMMIT, ack) where it was 8. Reads and rare paths use the ORM.
+  moved``). With the ``db`` queue on the same database, that statement also pushes the
+  next step's job and deletes the job's own message (the ack), and the run's insert
+  pushes the first job; a step that wrote nothing else commits it alone (no ``BEGIN`` /
+  ``COMMIT``). A step is then 3 round trips (pop, claim, record) where it was 8, as
+  many as a plain job (pop, push, ack). Reads and rare paths use the ORM.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolkit_batteries.core.adapter import OpenContext
@@ -38,6 +43,7 @@ from toolkit_batteries.core.tracing import traced
 
 from ..base import Workflow
 from ..records import CLAIMABLE, TERMINAL, RunRecord, RunStatus, StepRecord
+from ..runstate import Expect, Fields, Job
 from .memory import workflow_queue
 
 if TYPE_CHECKING:
@@ -63,7 +69,7 @@ def _guarded(method: F) -> F:
 
     @functools.wraps(method)
     def wrapper(self: DBWorkflow, *args: Any, **kwargs: Any) -> Any:
-        with self.database.unavailable("workflow", self.instance, "use the workflow tables"):
+        with self._unreachable:
             return method(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -99,6 +105,9 @@ class DBWorkflow(Workflow):
         super().__init__(queue, **kwargs)
         self.database = database
         self.using = database.alias
+        # Stateless, so one serves every call and thread (not one object per statement).
+        doing = "use the workflow tables"
+        self._unreachable = database.unavailable("workflow", self.instance, doing)
         self.dialect: str = database.dialect
         self._run_model, self._step_model, self._signal_model = _models()
         runs = self._run_model._meta.db_table
@@ -148,6 +157,8 @@ class DBWorkflow(Workflow):
         self._move_step_sql = (
             f"{into}SELECT moved.id, {step_values} FROM moved WHERE true{upsert} RETURNING 1"
         )
+        #: Whether this thread is inside an outermost block :meth:`_atomic` opened.
+        self._outermost = threading.local()
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBWorkflow:
@@ -175,7 +186,24 @@ class DBWorkflow(Workflow):
         from django.db import transaction
 
         # No savepoints: a step's writes and its record commit or roll back as one.
+        conn = self.database.django_connection
+        if not conn.in_atomic_block:
+            return self._outermost_atomic()
+        if len(conn.atomic_blocks) == 1 and getattr(self._outermost, "open", False):
+            return nullcontext()  # directly inside our own block: its end decides
         return transaction.atomic(using=self.using, savepoint=False)
+
+    @contextmanager
+    def _outermost_atomic(self) -> Iterator[None]:
+        """Open the outermost block, whose last write may commit alone (:meth:`_move`)."""
+        from django.db import transaction
+
+        with transaction.atomic(using=self.using, savepoint=False):
+            self._outermost.open = True
+            try:
+                yield
+            finally:
+                self._outermost.open = False
 
     def _after_commit(self, action: Callable[[], Any]) -> None:
         from django.db import transaction
@@ -185,15 +213,33 @@ class DBWorkflow(Workflow):
     # ------------------------------------------------------------------ primitives
 
     @_guarded
-    def _insert(self, run: RunRecord) -> bool:
+    def _insert(self, run: RunRecord, then: Job | None = None) -> bool:
         """Insert the run unless its id is taken: one statement, ``ON CONFLICT DO NOTHING``.
 
         Why not ``create`` in a savepoint: catching the duplicate key needed its own
         ``atomic`` block, two more round trips (BEGIN and COMMIT, or a savepoint's pair in
-        the caller's transaction) on every ``start`` (issue 27).
+        the caller's transaction) on every ``start`` (issue 27). With ``then`` (the ``db``
+        queue on this database) the first job's push is part of it on PostgreSQL (a
+        writing CTE: one durable commit instead of two), a second statement in one
+        transaction on SQLite.
         """
         params = [self._value(name, getattr(run, name)) for name in _RUN_FIELDS]
-        return self.database.execute(self._insert_sql, params) == 1
+        if then is None:
+            return self.database.execute(self._insert_sql, params) == 1
+        if self.dialect != "postgresql":
+            with self._atomic():
+                inserted = self.database.execute(self._insert_sql, params) == 1
+                if inserted:
+                    self.queue.push(*then)
+            return inserted
+        push, values = self.queue.push_from("added", *then)
+        sql = f"WITH added AS ({self._insert_sql} RETURNING id), pushed AS ({push}) "
+        sql += "SELECT count(*) FROM added"
+        row = self.database.fetch_one_prepared(sql, [*params, *values])
+        if row is None or not row[0]:
+            return False
+        self._after_commit(self.queue.notify_pushed)
+        return True
 
     @_guarded
     def _load(self, run_id: str) -> RunRecord | None:
@@ -220,12 +266,7 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _update(
-        self,
-        run_id: str,
-        changes: dict[str, Any],
-        *,
-        owner: str | None = None,
-        expect: dict[str, Any] | None = None,
+        self, run_id: str, changes: Fields, *, owner: str | None = None, expect: Expect = None
     ) -> bool:
         sql, params = self._update_statement(run_id, changes, owner, expect)
         return self.database.execute(sql, params) == 1
@@ -278,25 +319,45 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _move(
-        self,
-        run_id: str,
-        changes: dict[str, Any],
-        owner: str,
-        expect: dict[str, Any],
-        step: StepRecord,
+        self, run_id: str, changes: Fields, owner: str, expect: Fields, step: StepRecord, *more: Any
     ) -> bool:
-        """On PostgreSQL the run's move and the step's record are one statement (a CTE).
+        """On PostgreSQL the run's move, the step's record, the next job's push and the
+        delivery's ack are one statement (a writing CTE); SQLite runs them one by one
+        (in-process, no round trip to save).
 
-        The step row is written only when the ``UPDATE`` matched (``FROM moved``), so the
-        answer and the effect are those of ``_update`` then ``_put_step``. SQLite has no
-        writing CTE; there both statements run (in-process, no round trip to save).
+        The step row, the push and the ack happen only when the ``UPDATE`` matched
+        (``FROM moved``), so the answer and the effect are those of the base class's.
+        When nothing was sent yet in the outermost transaction (a step that wrote nothing
+        through the workflow's alias), the statement commits alone: no ``BEGIN`` and
+        ``COMMIT`` round trips, and a step is three round trips with the ``db`` queue
+        (pop, claim, this) as a plain job is (pop, push, ack) (issue 27).
         """
         if self.dialect != "postgresql":
-            return super()._move(run_id, changes, owner, expect, step)
+            return super()._move(run_id, changes, owner, expect, step, *more)
         update, params = self._update_statement(run_id, changes, owner, expect)
-        sql = f"WITH moved AS ({update} RETURNING id) {self._move_step_sql}"
+        items = [f"moved AS ({update} RETURNING id)", f"step AS ({self._move_step_sql})"]
         params += self._step_params(step)
-        return self.database.fetch_one_prepared(sql, params) is not None
+        then, delivery = more or (None, None)
+        if then is not None:
+            push, values = self.queue.push_from("moved", *then)
+            items.append(f"pushed AS ({push})")
+            params += values
+        ack = None if delivery is None else delivery.queue.ack_from(delivery.message, "moved")
+        if ack is not None:
+            items.append(f"acked AS ({ack[0]})")
+            params += ack[1]
+        # One row: how many moved (0 or 1), then whether the ack matched.
+        acked = ", (SELECT count(*) FROM acked)" if ack is not None else ""
+        sql = f"WITH {', '.join(items)} SELECT count(*){acked} FROM moved"
+        alone = getattr(self._outermost, "open", False)
+        row = self.database.fetch_one_prepared(sql, params, alone=alone)
+        if row is None or not row[0]:
+            return False
+        if then is not None:
+            self._after_commit(self.queue.notify_pushed)
+        if ack is not None and row[1]:
+            self._after_commit(delivery.mark_acked)
+        return True
 
     @_guarded
     def _park(self, run_id: str, owner: str, signal: str, changes: dict[str, Any]) -> bool:

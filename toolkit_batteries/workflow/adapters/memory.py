@@ -20,6 +20,7 @@ from toolkit_batteries.core.adapter import OpenContext
 
 from ..base import Workflow
 from ..records import CLAIMABLE, TERMINAL, RunRecord, RunStatus, StepRecord
+from ..runstate import Expect, Fields
 
 __all__ = ["MemoryWorkflow", "workflow_queue"]
 
@@ -52,7 +53,7 @@ def _step_out(step: StepRecord) -> StepRecord:
     return replace(step, result=_load_json(step.result))
 
 
-def _matches(run: RunRecord, expect: dict[str, Any] | None) -> bool:
+def _matches(run: RunRecord, expect: Expect) -> bool:
     for key, wanted in (expect or {}).items():
         value = getattr(run, key)
         if isinstance(wanted, tuple) and value not in wanted:
@@ -79,7 +80,7 @@ class MemoryWorkflow(Workflow):
         """Build an empty store on the jobs' queue instance."""
         return cls(workflow_queue(ctx), instance=ctx.instance, namespace=ctx.options.namespace)
 
-    def _insert(self, run: RunRecord) -> bool:
+    def _insert(self, run: RunRecord, then: Any = None) -> bool:
         with self._lock:
             if run.id in self._runs:
                 return False
@@ -112,12 +113,7 @@ class MemoryWorkflow(Workflow):
             return _run_out(run)
 
     def _update(
-        self,
-        run_id: str,
-        changes: dict[str, Any],
-        *,
-        owner: str | None = None,
-        expect: dict[str, Any] | None = None,
+        self, run_id: str, changes: Fields, *, owner: str | None = None, expect: Expect = None
     ) -> bool:
         with self._lock:
             run = self._runs.get(run_id)

@@ -24,9 +24,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
+from toolkit_batteries.core.commands import in_process_only, service_errors
+from toolkit_batteries.core.errors import ServiceUnavailableError
 from toolkit_batteries.outbox.relay_args import (
-    EXIT_INVALID,
     EXIT_UNREACHABLE,
     EXIT_USAGE,
     add_arguments,
@@ -77,33 +77,23 @@ class Command(BaseCommand):
                 raise CommandError(
                     "--publish: cannot import that function", returncode=EXIT_USAGE
                 ) from None
-        try:
+        with service_errors():
             relay = outbox.relay(publish, batch_size=options["batch_size"])
-        except ConfigurationError as exc:
-            raise CommandError(str(exc), returncode=EXIT_INVALID) from None
-        except ServiceUnavailableError as exc:
-            raise CommandError(str(exc), returncode=EXIT_UNREACHABLE) from None
         if outbox.adapter_name == "memory":
-            self.stderr.write(
-                "outbox_relay: warning: the memory outbox lives in this process only; "
-                "messages published by other processes never arrive (use db or cdc)"
-            )
+            published = "messages published"
+            self.stderr.write(in_process_only("outbox_relay", "outbox", published, "use db or cdc"))
         self.stdout.write(
             f"outbox_relay: {outbox.adapter_name} outbox.{outbox.instance}, batch "
             f"{relay.batch_size}, lease {relay.lease:g}s (pid {os.getpid()})"
         )
         self.stdout.flush()
-        try:
+        with service_errors():
             stats = relay.run(
                 once=options["once"],
                 stop_when_empty=options["stop_when_empty"],
                 max_batches=options["max_batches"],
                 install_signal_handlers=True,
             )
-        except ServiceUnavailableError as exc:
-            raise CommandError(str(exc), returncode=EXIT_UNREACHABLE) from None
-        except ConfigurationError as exc:
-            raise CommandError(str(exc), returncode=EXIT_INVALID) from None
         self.stdout.write(
             f"outbox_relay: stopped after {stats.batches} batch(es): {stats.sent} sent, "
             f"{stats.retried} retried, {stats.dead} dead"

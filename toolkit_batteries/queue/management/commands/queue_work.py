@@ -24,13 +24,15 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from toolkit_batteries.core.commands import RunnerCommand
-from toolkit_batteries.core.errors import ConfigurationError, ServiceUnavailableError
+from toolkit_batteries.core.commands import (
+    EXIT_INVALID,
+    EXIT_USAGE,
+    RunnerCommand,
+    in_process_only,
+    service_errors,
+)
+from toolkit_batteries.core.errors import ConfigurationError
 from toolkit_batteries.queue.worker_args import add_worker_arguments
-
-EXIT_USAGE = 2
-EXIT_INVALID = 3
-EXIT_UNREACHABLE = 5
 
 
 class Command(RunnerCommand):
@@ -69,12 +71,8 @@ class Command(RunnerCommand):
         from toolkit_batteries import services
         from toolkit_batteries.queue.jobs import Worker
 
-        try:
+        with service_errors():
             queue = services.queue(instance)
-        except ConfigurationError as exc:
-            raise CommandError(str(exc), returncode=EXIT_INVALID) from None
-        except ServiceUnavailableError as exc:
-            raise CommandError(str(exc), returncode=EXIT_UNREACHABLE) from None
         try:
             worker = Worker(
                 queue,
@@ -87,10 +85,8 @@ class Command(RunnerCommand):
         except ValueError as exc:
             raise CommandError(str(exc), returncode=EXIT_USAGE) from None
         if queue.adapter_name == "memory":
-            self.stderr.write(
-                "queue_work: warning: the memory queue lives in this process only; jobs "
-                "dispatched by other processes never arrive (use the kvserver or db adapter)"
-            )
+            message = "use the kvserver or db adapter"
+            self.stderr.write(in_process_only("queue_work", "queue", "jobs dispatched", message))
         self.stdout.write(
             f"queue_work: {queue.adapter_name} queue.{queue.instance}, queues "
             f"{', '.join(worker.queues)}, {worker.concurrency} thread(s) (pid {os.getpid()})"
