@@ -260,8 +260,10 @@ def _load(server: _Served, scripts: dict[str, Path], query: str, seconds: int, r
     server.served("")
     runs: dict[str, list[dict[str, Any]]] = {}
     totals: dict[str, list[float]] = {}
-    for connections in CONNECTIONS:
-        for op in OPS:
+    # Every GET before any POST: the POSTs add tens of thousands of the caller's notes, and
+    # a GET measured after them reads a bigger table than the GET it is compared with.
+    for op in OPS:
+        for connections in CONNECTIONS:
             for round_ in range(rounds):
                 order = SIDES if round_ % 2 == 0 else tuple(reversed(SIDES))
                 for side in order:
@@ -453,7 +455,8 @@ def _notes(found: dict[str, Any]) -> str:
         f"Each side: the middle of {found['rounds']} wrk runs (by req/s; of two, the "
         f"better) of {found['seconds']} s per "
         "concurrency (sides in turns, order reversed every round, the server drained "
-        "between runs); p50/p99 from that run (a p99 near the run's length means the "
+        "between runs, every GET run before the first POST so all GETs read the same "
+        "rows); p50/p99 from that run (a p99 near the run's length means the "
         "queue, connections / req/s, was longer than the run); errors (non-2xx, from wrk "
         "and from the access log, and socket errors) summed over every run; worker CPU "
         "per request: the gunicorn workers' user + system time over every run, divided "
