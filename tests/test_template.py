@@ -189,17 +189,8 @@ def _run_in_project(project: Path, code: str, **env: str) -> object:
     """Run ``code`` in a fresh interpreter under the rendered settings; its printed JSON."""
     child_env = _clean_env() | {"DJANGO_SETTINGS_MODULE": f"{NAME}.settings"}
     child_env.pop("DJANGO_DEBUG", None)
-    result = subprocess.run(
-        [sys.executable, "-c", "import json, django\ndjango.setup()\n" + code],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=child_env | env,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    setup = "import json, django\ndjango.setup()\n"
+    return run_python_json(setup + code, cwd=project, env=child_env | env)
 
 
 def _settings_of(project: Path, **env: str) -> dict:
@@ -240,9 +231,7 @@ def test_settings_wire_the_reference_application(project: Path) -> None:
 
 def _content_settings(project: Path, **env: str) -> dict:
     code = (
-        "import json, django\n"
         "from django.conf import settings\n"
-        "django.setup()\n"
         "from django.core.files.storage import storages\n"
         "from toolkit_batteries import services\n"
         "print(json.dumps({'backend': settings.EMAIL_BACKEND,\n"
@@ -254,8 +243,7 @@ def _content_settings(project: Path, **env: str) -> dict:
         "    'verify_max_age': settings.ACCOUNTS_VERIFY_MAX_AGE,\n"
         "    'avatar_max': settings.ACCOUNTS_AVATAR_MAX_BYTES}))\n"
     )
-    child_env = _clean_env() | {"DJANGO_SETTINGS_MODULE": f"{NAME}.settings"} | env
-    return run_python_json(code, cwd=project, env=child_env)
+    return _run_in_project(project, code, **env)
 
 
 def test_settings_derive_the_content_batteries_zero_infrastructure(project: Path) -> None:
