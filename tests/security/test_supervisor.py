@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support.processes import wait_for
 from toolkit_batteries.queue.supervisor import Supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +37,7 @@ while True:
 #: two children, the second always crashes, the restart wait is 3 s.
 SUPERVISOR = r"""
 import sys
+from tests.support.processes import wait_for
 from toolkit_batteries.queue.supervisor import Supervisor
 log = sys.argv[1]
 steady = [sys.executable, "-c", sys.argv[2], log, "steady"]
@@ -100,6 +102,9 @@ def test_sigterm_during_the_restart_wait_leaves_no_orphan_and_the_supervisor_exi
     )
     try:
         read_until(proc, "restarting in 3s", timeout=30)  # the crashed child's wait began
+        # The steady child may still be starting on a loaded machine: signal once both
+        # first children have recorded themselves (well inside the 3 s wait).
+        wait_for(lambda: len(pids(log)) >= 2, timeout=2.5, what="both first children")
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=15)
         assert code == 1  # a child had failed; the supervisor says so and stops

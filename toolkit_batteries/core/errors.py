@@ -156,7 +156,7 @@ def _declared_init(cls: type[ToolkitError]) -> Callable[..., None]:
         for name, value in values.items():
             setattr(self, name, value)
         service = getattr(type(self), "service", "")  # a family's battery, see ``template``
-        super(cls, self).__init__(template.format(service=service, **values))
+        super(cls, self).__init__(template.format(**{"service": service, **values}))
 
     __init__.__signature__ = signature  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
