@@ -20,7 +20,18 @@ import pytest
 from tests.subprocesses import run_python_json
 from tests.test_template import _clean_env, render_migrated
 
-CHILD = r"""
+#: Both children: a superuser ``name`` logs in through the admin; ``key`` is its session.
+ADMIN_LOGIN = """\
+User.objects.filter(username=name).delete()
+User.objects.create_superuser(name, "root@example.com", "a long passphrase 42")
+client = Client(HTTP_HOST="localhost")
+page = client.post("/admin/login/", {"username": name, "password": "a long passphrase 42",
+                                     "next": "/admin/"})
+key = client.cookies[settings.SESSION_COOKIE_NAME].value
+"""
+
+CHILD = (
+    r"""
 import json
 from datetime import timedelta
 
@@ -38,13 +49,9 @@ from toolkit_batteries.session.engine import SessionStore
 
 store = services.session()
 name = "root-" + store.adapter_name
-User.objects.filter(username=name).delete()
-User.objects.create_superuser(name, "root@example.com", "a long passphrase 42")
-client = Client(HTTP_HOST="localhost")
-page = client.post("/admin/login/", {"username": name, "password": "a long passphrase 42",
-                                     "next": "/admin/"})
-key = client.cookies[settings.SESSION_COOKIE_NAME].value
-logged_in = client.get("/admin/").status_code
+"""
+    + ADMIN_LOGIN
+    + r"""logged_in = client.get("/admin/").status_code
 record = services.session().get(key)
 
 old = SessionStore()
@@ -78,6 +85,7 @@ print(json.dumps({
     "after_delete": after_delete,
 }))
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +119,8 @@ def test_the_environment_alone_moves_django_sessions_and_services_session(
     assert found["after_delete"] == 302  # ended in the store: logged out
 
 
-ONE_REDIS = r"""
+ONE_REDIS = (
+    r"""
 import json
 import os
 
@@ -131,13 +140,9 @@ from toolkit_batteries import services
 cache = caches["default"]
 connection = get_redis_connection("default")
 name = "root-one-redis"
-User.objects.filter(username=name).delete()
-User.objects.create_superuser(name, "root@example.com", "a long passphrase 42")
-client = Client(HTTP_HOST="localhost")
-page = client.post("/admin/login/", {"username": name, "password": "a long passphrase 42",
-                                     "next": "/admin/"})
-key = client.cookies[settings.SESSION_COOKIE_NAME].value
-lease = services.lock().acquire("rendered-one-pool", ttl=10)
+"""
+    + ADMIN_LOGIN
+    + r"""lease = services.lock().acquire("rendered-one-pool", ttl=10)
 cache.set("rendered-one-pool", 1, 10)
 logged_in = client.get("/admin/").status_code
 raw = redis.Redis.from_url(os.environ["TOOLKIT_REDIS_URL"])
@@ -161,6 +166,7 @@ services.session().delete(key)
 raw.close()
 print(json.dumps(out))
 """
+)
 
 
 def test_one_redis_variable_puts_cache_sessions_and_locks_on_one_django_redis_pool(
