@@ -22,13 +22,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bench.generated_api import DRIVER_SETUP
+
 #: Sizes (rows) of the default run and of ``--scale``; page 1,000 needs 10,000 rows.
 CURVE_SIZES = (10_500, 25_000)
 SCALE_SIZES = (10_500, 100_000, 300_000)
 LIMIT = 10
 DEPTH = 1000
 
-DRIVER_CURVE = """\
+DRIVER_CURVE = (
+    """\
 import datetime
 import gc
 import io
@@ -39,17 +42,9 @@ import sys
 import time
 import uuid
 
-os.environ["DJANGO_SETTINGS_MODULE"] = "bench_settings"
-import django
-
-django.setup()
-from django.core.handlers.wsgi import WSGIHandler
-from django.core.management import call_command
-
-call_command("compile_schema", verbosity=0)
-call_command("migrate", verbosity=0)
-from api.models import User
-from toolkit_batteries.api_runtime.views import sign_cursor
+"""
+    + DRIVER_SETUP
+    + """from toolkit_batteries.api_runtime.views import sign_cursor
 from toolkit_batteries.http.pagination import encode_cursor
 
 handler = WSGIHandler()
@@ -145,6 +140,7 @@ for name in ("generated POST", "plain POST (same validation)"):
     calls[name + " SQL"] = " / ".join(q["sql"].split(" ")[0] for q in seen.captured_queries)
 print(json.dumps({"sizes": result, "plan": plan, "calls": calls}))
 """
+)
 
 
 def curve() -> Any:

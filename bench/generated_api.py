@@ -253,13 +253,8 @@ urlpatterns = [
 ]
 '''
 
-DRIVER = """\
-import io
-import json
-import os
-import sys
-import time
-
+#: The start of every driver: Django on the bench project, its schema compiled and migrated.
+DRIVER_SETUP = """\
 os.environ["DJANGO_SETTINGS_MODULE"] = "bench_settings"
 import django
 
@@ -270,7 +265,19 @@ from django.core.management import call_command
 call_command("compile_schema", verbosity=0)
 call_command("migrate", verbosity=0)
 from api.models import User
+"""
 
+DRIVER = (
+    """\
+import io
+import json
+import os
+import sys
+import time
+
+"""
+    + DRIVER_SETUP
+    + """
 handler = WSGIHandler()
 user = User.objects.create(email="bench@example.com", name="Bench")
 BODY = json.dumps({"email": "new@example.com", "name": "New"}).encode()
@@ -322,6 +329,7 @@ for op, variants in cases.items():
             best[op][name] = max(best[op][name], run(*args, n))
 print(json.dumps(best))
 """
+)
 
 
 def _measure(requests: int = 100, rounds: int = 25) -> dict[str, dict[str, float]]:
