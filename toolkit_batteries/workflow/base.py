@@ -177,26 +177,19 @@ class Workflow(Service):
         raise NotImplementedError
 
     def _move(
-        self,
-        run_id: str,
-        changes: Fields,
-        owner: str,
-        expect: Fields,
-        step: StepRecord,
-        *,
-        then: Job | None = None,
-        delivery: Any = None,
+        self, run_id: str, changes: Fields, owner: str, expect: Fields, step: StepRecord, *more: Any
     ) -> bool:
         """``_update`` and, when it applied, ``_put_step``: a step's record (in a transaction).
 
-        ``then`` and ``delivery`` (only when the queue joins the transaction): the next
-        job to push and the worker's delivery to acknowledge, both only when the move
-        applied. The move is the last write of its transaction. ``db`` on PostgreSQL does
-        it all in one statement; ``False`` (nothing written) as ``_update``.
+        ``more`` (only when the queue joins the transaction) is ``(then, delivery)``: the
+        next job to push and the worker's delivery to acknowledge (each or ``None``), both
+        only when the move applied. The move is the last write of its transaction. ``db``
+        on PostgreSQL does it all in one statement; ``False`` (nothing written) as ``_update``.
         """
         if not self._update(run_id, changes, owner=owner, expect=expect):
             return False
         self._put_step(run_id, step)
+        then, delivery = more or (None, None)
         if then is not None:
             self.queue.push(*then)
         if delivery is not None and delivery.queue.ack(delivery.message):
@@ -617,15 +610,15 @@ class Workflow(Service):
         if cancellable:
             expect["cancel_requested"] = False
         joins = self._joins(self.queue)
-        job = delivery = None
+        more: tuple[Any, ...] = ()
         if joins:
             at = (changes["current"], compensating)
             delivery = _delivery.get()
             _delivery.set(None)  # one ack per delivery, and only of this queue's message
             job = None if then is None else self._job(then, run.id, at)
-            delivery = delivery if delivery and self._joins(delivery.queue) else None
+            more = (job, delivery if delivery and self._joins(delivery.queue) else None)
         with self._atomic():
-            if self._move(run.id, changes, owner, expect, step, then=job, delivery=delivery):
+            if self._move(run.id, changes, owner, expect, step, *more):
                 return False, then is not None and joins
             if not (cancellable and compensate_cancelled_step(self, run, owner)):
                 raise _LeaseLost

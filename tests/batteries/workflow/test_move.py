@@ -146,10 +146,9 @@ def test_a_move_carries_the_next_job_and_the_ack_or_neither(joined, owner):
     run = workflow._claim(run_id, "A" * 32, now, now + 60)
     delivery = _delivered(queue, "jobs:own")
     nxt = (f"jobs:{unique('next')}", b"the next job")
+    more = (nxt, delivery)
     with workflow._atomic():
-        moved = workflow._move(
-            run.id, {"current": 1}, owner, {"current": 0}, _step(1), then=nxt, delivery=delivery
-        )
+        moved = workflow._move(run.id, {"current": 1}, owner, {"current": 0}, _step(1), *more)
     applies = owner == "A" * 32
     assert moved is applies
     assert queue.size(nxt[0]) == int(applies)

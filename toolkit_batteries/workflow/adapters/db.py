@@ -319,15 +319,7 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _move(
-        self,
-        run_id: str,
-        changes: Fields,
-        owner: str,
-        expect: Fields,
-        step: StepRecord,
-        *,
-        then: Job | None = None,
-        delivery: Any = None,
+        self, run_id: str, changes: Fields, owner: str, expect: Fields, step: StepRecord, *more: Any
     ) -> bool:
         """On PostgreSQL the run's move, the step's record, the next job's push and the
         delivery's ack are one statement (a writing CTE); SQLite runs them one by one
@@ -341,10 +333,11 @@ class DBWorkflow(Workflow):
         (pop, claim, this) as a plain job is (pop, push, ack) (issue 27).
         """
         if self.dialect != "postgresql":
-            return super()._move(run_id, changes, owner, expect, step, then=then, delivery=delivery)
+            return super()._move(run_id, changes, owner, expect, step, *more)
         update, params = self._update_statement(run_id, changes, owner, expect)
         items = [f"moved AS ({update} RETURNING id)", f"step AS ({self._move_step_sql})"]
         params += self._step_params(step)
+        then, delivery = more or (None, None)
         if then is not None:
             push, values = self.queue.push_from("moved", *then)
             items.append(f"pushed AS ({push})")
