@@ -94,6 +94,12 @@ class Event:
     groups: dict[str, str] = field(default_factory=dict)
 
 
+#: The fields of one checked call, in :meth:`Analytics._queue`'s order: kind, name,
+#: distinct id, the properties' measured JSON text, the flat dict (or ``None``),
+#: timestamp, event id, groups. An override takes them as ``*checked: *Checked``.
+Checked = tuple[str, str, str, str, dict[str, Any] | None, datetime, str, dict[str, str]]
+
+
 class Analytics(Service):
     """Track events; adapters implement :meth:`_emit` (and :meth:`flush` if they buffer)."""
 

@@ -55,7 +55,7 @@ from toolkit_batteries.core.errors import MissingExtraError
 from toolkit_batteries.core.outbound import OutboundBlockedError, provider
 from toolkit_batteries.core.tracing import traced
 
-from ..base import Analytics, AnalyticsDeliveryError, Event, encode_json
+from ..base import Analytics, AnalyticsDeliveryError, Checked, Event, encode_json
 from ..options import AnalyticsOptions
 
 try:
@@ -277,7 +277,7 @@ class PostHogAnalytics(Analytics):
             event.groups,
         )
 
-    def _queue(self, *checked: Any) -> None:
+    def _queue(self, *checked: *Checked) -> None:
         """Queue the checked call (:meth:`Analytics._queue`'s fields) as its batch item's
         JSON text, around the properties' measured encoding: no Event, no dict."""
         kind, name, distinct_id, encoded, _, timestamp, event_id, groups = checked
