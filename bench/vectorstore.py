@@ -354,6 +354,7 @@ def curve() -> Any:
     from django.db import connections
 
     from bench._curves import Line, Lines, Point, percentiles, scale_requested, write_section
+    from toolkit_batteries.vectorstore.options import VectorStoreOptions
 
     sizes = SCALE_SIZES if scale_requested() else CURVE_SIZES
     vectors, queries = _curve_data(sizes[-1])
@@ -434,7 +435,8 @@ def curve() -> Any:
                 raw_recall = _recall(raw_found, exact)
                 p50, p99 = percentiles(a)
                 extra = {"recall@10": f"{ours_recall:.3f}", "build s": f"{ours_build:.1f}"}
-                points.append(Point("toolkit hnsw (ef_search 100)", size, p50, p99, extra))
+                label = f"toolkit hnsw (ef_search {store.ef_search})"
+                points.append(Point(label, size, p50, p99, extra))
                 raw_extra = {"recall@10": f"{raw_recall:.3f}", "build s": f"{raw_build:.1f}"}
                 points.append(Point("raw pgvector hnsw", size, *percentiles(b), raw_extra))
                 target_200k = size >= 200_000
@@ -479,6 +481,7 @@ def curve() -> Any:
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     mode = "--scale" if scale_requested() else "default sizes"
+    ef_default = VectorStoreOptions().ef_search
     write_section(
         "vectorstore",
         f"vectorstore on pgvector: top-{K} latency by size ({DIMENSION} dims), exact vs HNSW",
@@ -490,7 +493,8 @@ unit length, {DIMENSION} dimensions): a two-level gaussian mixture of {TOPICS} t
 `bench/vectorstore.py`); the {CURVE_QUERIES} cosine queries are drawn from the same mixture,
 not taken from the stored rows. Three rounds, sides alternating. *toolkit exact*:
 `query(exact=True)`; *toolkit hnsw*: `query()` after `create_index()` (HNSW, m 16,
-ef_construction 64, `index_build_memory` {BUILD_MEMORY} MiB, ef_search 100 set with
+ef_construction 64, `index_build_memory` {BUILD_MEMORY} MiB, ef_search {ef_default} (the
+option default) set with
 `SET LOCAL` per query, iterative scan). *raw pgvector*: the same `ORDER BY embedding <=> q
 LIMIT 10` on a `vector({DIMENSION})` table through raw psycopg, without then with its own
 HNSW index (same parameters and `maintenance_work_mem`, `SET hnsw.ef_search` once per

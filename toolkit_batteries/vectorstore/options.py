@@ -49,7 +49,7 @@ class VectorStoreOptions:
     index_metric: str = option(
         "cosine", choices=("cosine", "l2", "ip"), doc="the metric the approximate index serves"
     )
-    ef_search: int = option(100, min=1, max=1000, doc="HNSW candidates per query (recall)")
+    ef_search: int = option(200, min=1, max=1000, doc="HNSW candidates per query (recall)")
     probes: int = option(10, min=1, max=32768, doc="IVFFlat lists visited per query (recall)")
     index_build_memory: int = option(
         0,

@@ -198,7 +198,7 @@ class DBVectorStore(VectorStore):
         clock: Callable[[], float] = time.time,
         index: str = "hnsw",
         index_metric: str = "cosine",
-        ef_search: int = 100,
+        ef_search: int = 200,
         probes: int = 10,
         index_build_memory: int = 0,
     ) -> None:
