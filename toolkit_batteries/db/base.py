@@ -219,6 +219,51 @@ class _Queries:
             cursor.execute(sql, params, prepare=True)
             return cursor.rowcount
 
+    def fetch_all_with_settings(
+        self, settings: Mapping[str, str], sql: str, params: Sequence[Any] = ()
+    ) -> list[tuple[Any, ...]]:
+        """Run a query with server ``settings`` in effect for that query alone (PostgreSQL).
+
+        The settings go out as ``set_config(name, value, true)``, PostgreSQL's
+        ``SET LOCAL``: they end with the transaction that runs the query. Outside an
+        ``atomic`` block this is one round trip: psycopg's pipeline mode sends the
+        settings statement and the (prepared) query with a single ``Sync``, and the
+        server runs everything up to a ``Sync`` as one implicit transaction, so the
+        settings hold for the query and are gone at its end. A ``BEGIN``/``COMMIT``
+        block cost four round trips for the same (pgvector's per-query knobs, issue 27).
+        Inside an ``atomic`` block, or where libpq has no pipeline mode, the two
+        statements run in a savepoint of their own; the settings then last until the
+        caller's transaction ends, as ``SET LOCAL`` does. ``settings`` names come from
+        code, never from a request; values are bound parameters.
+        """
+        from django.db import transaction
+
+        names = list(settings)
+        tune = "SELECT " + ", ".join(f"set_config('{name}', %s, true)" for name in names)
+        values = [str(settings[name]) for name in names]
+        conn = self.django_connection
+        cursor = _prepared_cursor(conn)
+        if cursor is not None:
+            import psycopg
+
+            raw = cursor.connection
+            if raw.autocommit and psycopg.Pipeline.is_supported():
+                try:
+                    with conn.wrap_database_errors:
+                        with raw.pipeline():  # its exit sends the one Sync, then reads
+                            cursor.execute(tune, values, prepare=True)
+                            cursor.execute(sql, tuple(params), prepare=True)
+                        return [tuple(row) for row in cursor.fetchall()]
+                except Exception:
+                    # After an error the server skips the rest of the pipeline, a Parse
+                    # included, which psycopg may have counted as prepared: start over.
+                    with contextlib.suppress(Exception):
+                        cursor.execute("DEALLOCATE ALL")
+                    raise
+        with transaction.atomic(using=self.alias):
+            self.execute(tune, values)
+            return self.fetch_all(sql, params)
+
     def fetch_value(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run a query and return the first column of its first row, or ``None``."""
         row = self.fetch_one(sql, params)

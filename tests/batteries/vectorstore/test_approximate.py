@@ -16,6 +16,7 @@ from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.vectorstore import VectorStoreError
 
+from ...support.libpq_trace import round_trips, sent_messages
 from ..cache.helpers import unique
 from .conftest import delete_rows
 
@@ -97,41 +98,33 @@ def test_the_knob_is_local_to_the_query(loaded):
     assert loaded.database.fetch_value("SHOW ivfflat.probes") == "1"
 
 
-def test_the_knobs_are_in_effect_while_the_query_runs(loaded):
-    """Read the two settings on the query's own connection just before it runs."""
-    family = loaded.index
-    seen: dict[str, str] = {}
+def _knobs_sent(loaded, **knobs) -> list[str]:
+    """Query with ``knobs``; return the Bind lines sent before the one Sync (libpq trace)."""
+    sent = sent_messages(
+        loaded.database.django_connection,
+        lambda: loaded.query(_vectors(1, seed=4)[0], k=10, namespace="docs", **knobs),
+    )
+    assert round_trips(sent) == 1, sent  # the knobs and the query, then one Sync
+    return [line for kind, line in sent if kind == "Bind"]
 
-    def spy(execute, sql, params, many, context):
-        if "ORDER BY found" in sql:
-            raw = context["cursor"].cursor  # psycopg's cursor: no wrapper, same transaction
-            for name in ("ef_search" if family == "hnsw" else "probes", "iterative_scan"):
-                raw.execute(f"SHOW {family}.{name}")
-                seen[name] = raw.fetchone()[0]
-        return execute(sql, params, many, context)
 
-    with loaded.database.django_connection.execute_wrapper(spy):
-        loaded.query(_vectors(1, seed=4)[0], k=10, namespace="docs", ef_search=300, probes=7)
-    knob = {"ef_search": "300"} if family == "hnsw" else {"probes": "7"}
-    assert seen == {**knob, "iterative_scan": "relaxed_order"}
+def test_the_knobs_go_with_the_query_in_one_round_trip(loaded):
+    """The knobs' ``set_config(..., true)`` is bound in the query's implicit transaction.
+
+    Everything before one ``Sync`` is one transaction on the server, so the knobs hold
+    while the query runs and end with it (``test_the_knob_is_local_to_the_query``;
+    ``tests/batteries/db/test_settings_per_query.py`` reads such settings back).
+    """
+    knob, query = _knobs_sent(loaded, ef_search=300, probes=7)
+    value = "'300'" if loaded.index == "hnsw" else "'7'"
+    assert value in knob and "'relaxed_order'" in knob
+    assert value not in query
 
 
 def test_a_query_without_knobs_runs_with_the_option_defaults(loaded):
     """ef_search 200 by default: the smallest swept value with recall@10 >= 0.95 at 200k."""
-    family = loaded.index
-    name = "ef_search" if family == "hnsw" else "probes"
-    seen: list[str] = []
-
-    def spy(execute, sql, params, many, context):
-        if "ORDER BY found" in sql:
-            raw = context["cursor"].cursor
-            raw.execute(f"SHOW {family}.{name}")
-            seen.append(raw.fetchone()[0])
-        return execute(sql, params, many, context)
-
-    with loaded.database.django_connection.execute_wrapper(spy):
-        loaded.query(_vectors(1, seed=5)[0], k=10, namespace="docs")
-    assert seen == (["200"] if family == "hnsw" else ["10"])
+    knob, _query = _knobs_sent(loaded)
+    assert ("'200'" if loaded.index == "hnsw" else "'10'") in knob
 
 
 @pytest.mark.parametrize(

@@ -432,8 +432,6 @@ class DBVectorStore(VectorStore):
         store, namespace and metadata filters. The outer query restores the exact
         contract: ties by id, a zero vector's cosine distance is 1.
         """
-        from django.db import transaction
-
         namespace, vector, k, metric, filter = query
         dimension = int(self.dimension)
         cast = f"::vector({dimension})"
@@ -458,15 +456,11 @@ class DBVectorStore(VectorStore):
         else:
             knob, value = "ivfflat.probes", int(tuning.probes or self.probes)
         family = knob.partition(".")[0]
-        # Both knobs in one statement (``set_config(..., true)`` is ``SET LOCAL``): a round
-        # trip fewer per query than two ``SET LOCAL``\ s (issue 27's 200k curve).
-        tune = (
-            f"SELECT set_config('{knob}', %s, true), "
-            f"set_config('{family}.iterative_scan', 'relaxed_order', true)"
-        )
-        with self._guarded("search vectors"), transaction.atomic(using=self.database.alias):
-            self.database.execute(tune, [str(value)])
-            rows = self.database.fetch_all(sql, params)
+        # ``SET LOCAL`` for this query alone: one round trip outside a transaction
+        # (``Database.fetch_all_with_settings``), four with BEGIN/COMMIT (issue 27).
+        tuned = {knob: str(value), f"{family}.iterative_scan": "relaxed_order"}
+        with self._guarded("search vectors"):
+            rows = self.database.fetch_all_with_settings(tuned, sql, params)
         return [Match(key, float(found), _json(meta)) for key, found, meta in rows]
 
     # ------------------------------------------------------------------ exact search
