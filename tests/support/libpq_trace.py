@@ -2,7 +2,7 @@
 
 Round trips are counted the way the benches count them: one per ``Sync`` (extended
 protocol) or simple ``Query`` the client sends. Each message is (type, rest of the line),
-e.g. ``("Bind", "... '300' ...")`` or ``("Query", '"BEGIN"')``.
+e.g. ``("Bind", '"" "_pg3_0" 1 0 1 3 \'300\' 1 0')`` or ``("Query", '"BEGIN"')``.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def sent_messages(django_connection: Any, block: Callable[[], object]) -> list[t
             pgconn.untrace()
         trace.seek(0)
         fields = [line.rstrip("\n").split("\t") for line in trace]
-    sent = [f[2:] for f in fields if len(f) > 2 and f[0] == "F"]
-    return [(kind.split(" ")[0], " ".join([kind, *rest])) for kind, *rest in sent]
+    # A line is "F<TAB>length<TAB>Kind<TAB> rest" (REGRESS_MODE: no timestamps, no OIDs).
+    return [(f[2], "\t".join(f[3:]).strip()) for f in fields if len(f) > 2 and f[0] == "F"]
 
 
 def round_trips(messages: list[tuple[str, str]]) -> int:

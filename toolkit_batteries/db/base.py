@@ -191,7 +191,8 @@ class _Queries:
         if cursor is None:
             return self.fetch_one(sql, params)
         raw = cursor.connection
-        solo = alone and not raw.autocommit and raw.info.transaction_status == _IDLE
+        # libpq's status as an int: ``raw.info`` builds an object and an enum per read.
+        solo = alone and not raw.autocommit and raw.pgconn.transaction_status == _IDLE
         with conn.wrap_database_errors:
             if solo:
                 raw.autocommit = True  # no round trip while idle
@@ -199,7 +200,7 @@ class _Queries:
                 cursor.execute(sql, params, prepare=True)
                 row = cursor.fetchone()
             finally:
-                if solo and raw.info.transaction_status == _IDLE:
+                if solo and raw.pgconn.transaction_status == _IDLE:
                     raw.autocommit = False  # back under Django's atomic block
         return None if row is None else tuple(row)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import re
 import time
@@ -40,6 +41,8 @@ from typing import Any, ClassVar
 
 from toolkit_batteries.core.adapter import Service
 from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.queue.jobs.dispatch import topic_for
+from toolkit_batteries.queue.jobs.payload import encode
 
 from .compensation import begin_compensation, compensate, compensate_cancelled_step
 from .definition import (
@@ -100,11 +103,26 @@ def engine_for(instance: str, token: str = "") -> Workflow:
     return services.container().workflow(instance)
 
 
-def _json(value: Any, what: str) -> None:
+#: The encoder every check shares (``json.dumps`` with an option builds one per call).
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
+#: Types whose every value is JSON, checked without encoding (a float may be NaN).
+_JSON_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _is_json(value: Any) -> bool:
+    """Tell whether ``value`` encodes as strict JSON (no NaN or infinity)."""
+    if type(value) in _JSON_SCALARS:
+        return True
     try:
-        json.dumps(value, allow_nan=False)
+        _STRICT_JSON.encode(value)
     except (TypeError, ValueError):
-        raise TypeError(f"workflow: {what} must be a JSON value") from None
+        return False
+    return True
+
+
+def _json(value: Any, what: str) -> None:
+    if not _is_json(value):
+        raise TypeError(f"workflow: {what} must be a JSON value")
 
 
 class Workflow(Service):
@@ -139,6 +157,8 @@ class Workflow(Service):
         self.rng = random.Random()
         self.token = uuid.uuid4().hex
         self.closed = False
+        #: The last queue :meth:`_joins` was asked about, and its answer.
+        self._joined: tuple[Any, bool] = (None, False)
         _engines[self.token] = self
 
     # ------------------------------------------------------------------ primitives
@@ -423,9 +443,6 @@ class Workflow(Service):
 
     def _job(self, found: WorkflowDefinition, run_id: str, at: Position) -> Job:
         """Return the topic and body of the step job for ``run_id`` at ``at``."""
-        from toolkit_batteries.queue.jobs.dispatch import topic_for
-        from toolkit_batteries.queue.jobs.payload import encode
-
         args: list[Any] = [self.instance, run_id, self.token, found.name]
         if at is not None:
             args += [at[0], at[1]]
@@ -460,7 +477,7 @@ class Workflow(Service):
     def _advance(self, run_id: str, workflow: str | None, at: Position) -> str:
         self._check_open()
         now = self.clock()
-        owner = uuid.uuid4().hex
+        owner = os.urandom(16).hex()  # a lease token: 32 random hex digits, as a uuid4's
         claimed = None
         if workflow is not None:  # the job names it: try the claim first, one round trip
             found = definition(workflow)
@@ -505,14 +522,15 @@ class Workflow(Service):
             until = self.clock() + found.lease
             return self._update(run.id, {"lease_until": until}, owner=owner)
 
+        # run_id, workflow, step, attempt, input, instance, using: by position (every step)
         return StepContext(
-            run_id=run.id,
-            workflow=run.workflow,
-            step=step,
-            attempt=run.attempt,
-            input=run.input,
-            instance=self.instance,
-            using=self.using,
+            run.id,
+            run.workflow,
+            step,
+            run.attempt,
+            run.input,
+            self.instance,
+            self.using,
             _heartbeat=heartbeat,
             **extra,
         )
@@ -547,7 +565,9 @@ class Workflow(Service):
                     value = resolve_callable(step.execute)(ctx)
                 else:
                     value = ctx.signals.get(step.wait_for)
-                _json(value, f'the result of step "{step.name}"')
+                if not _is_json(value):  # the message is only built when it is needed
+                    what = f'the result of step "{step.name}"'
+                    raise TypeError(f"workflow: {what} must be a JSON value")
                 now = self.clock()
                 changes = _released(
                     now, current=run.current + 1, attempt=0, error="", run_after=0.0
@@ -628,11 +648,22 @@ class Workflow(Service):
         return True, joins
 
     def _joins(self, queue: Any) -> bool:
-        """Tell whether ``queue``'s writes join this service's transactions (same alias)."""
+        """Tell whether ``queue``'s writes join this service's transactions (same alias).
+
+        Asked twice a step, nearly always of ``self.queue``: the last answer is kept
+        (a queue's database and this service's alias are fixed once they are open).
+        """
+        known, answer = self._joined
+        if queue is known:
+            return answer
         database = getattr(queue, "database", None)
-        return self.using is not None and getattr(database, "alias", None) == self.using
+        answer = self.using is not None and getattr(database, "alias", None) == self.using
+        self._joined = (queue, answer)
+        return answer
 
     def _recorded(self, run: RunRecord, step: str, index: int, *, compensating: bool) -> None:
+        if not step_recorded.receivers:  # nobody listens: skip building the arguments
+            return
         step_recorded.send(
             type(self),
             instance=self.instance,

@@ -216,8 +216,8 @@ class WorkflowDefinition:
         return int(getattr(self, "_pivot_index", -1))
 
     def past_pivot(self, completed: int) -> bool:
-        """Tell whether ``completed`` finished steps include the pivot."""
-        return 0 <= self.pivot_index < completed
+        """Tell whether ``completed`` finished steps include the pivot (asked every step)."""
+        return 0 <= self.__dict__.get("_pivot_index", -1) < completed
 
 
 # ---------------------------------------------------------------------- registries

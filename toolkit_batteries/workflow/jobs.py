@@ -9,6 +9,9 @@ retried by the workflow with the step's policy.
 from __future__ import annotations
 
 from toolkit_batteries.queue.jobs.registry import job
+from toolkit_batteries.queue.jobs.worker import current_delivery
+
+from .base import ADVANCE_JOB, engine_for
 
 __all__ = ["advance"]
 
@@ -30,10 +33,6 @@ def advance(
 
     ``current`` and ``compensating`` are the position the job was queued for.
     """
-    from toolkit_batteries.queue.jobs.worker import current_delivery
-
-    from .base import ADVANCE_JOB, engine_for
-
     at = None if current is None else (int(current), bool(compensating))
     delivery = current_delivery()
     if delivery is not None and delivery.job != ADVANCE_JOB:

@@ -8,16 +8,15 @@ the ORM wrote it (JSON results, ``IN`` matches, the lease owner).
 
 from __future__ import annotations
 
-import tempfile
-
 import pytest
 from django.db import transaction
 
-from toolkit_batteries.queue.jobs.worker import Delivery
+from toolkit_batteries.queue.jobs.worker import Delivery, Worker
 from toolkit_batteries.workflow import RunStatus, Step, WorkflowDefinition, register
 from toolkit_batteries.workflow.base import ADVANCE_JOB
 from toolkit_batteries.workflow.records import StepRecord
 
+from ...support.libpq_trace import sent_messages
 from .conftest import open_workflow, unique, workflow_block
 
 
@@ -206,21 +205,8 @@ def test_steps_on_the_db_queue_are_acknowledged_by_their_own_records(request):
 
 def _commands(workflow, block) -> list[str]:
     """Run ``block()`` with libpq tracing this thread's connection; return its simple queries."""
-    from psycopg import pq
-
-    conn = workflow.database.django_connection
-    conn.ensure_connection()
-    pgconn = conn.connection.pgconn
-    with tempfile.TemporaryFile("w+") as trace:
-        pgconn.trace(trace.fileno())
-        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
-        try:
-            block()
-        finally:
-            pgconn.untrace()
-        trace.seek(0)
-        fields = [line.split("\t") for line in trace]
-    return [f[3].strip() for f in fields if len(f) > 3 and f[0] == "F" and f[2] == "Query"]
+    sent = sent_messages(workflow.database.django_connection, block)
+    return [text for kind, text in sent if kind == "Query"]
 
 
 @pytest.fixture
@@ -266,3 +252,37 @@ def test_a_record_after_other_statements_stays_in_their_transaction(joined_postg
     after = workflow._load(run.id)
     assert (after.current, after.error) == (0, "")
     assert workflow._steps(run.id) == []
+
+
+def test_a_step_looks_its_connection_up_once(request, monkeypatch):
+    """Issue 27: the claim, the step's block, the record and its commit hooks share one
+    lookup of the workflow's connection (each goes through asgiref's context-local
+    storage), kept for that step only."""
+    block = workflow_block("db-postgres-dbqueue", request)
+    container, workflow, worker = open_workflow(block, db_queue=True)
+    worker.stop()  # this test hands the step's message to a worker of its own
+    worker.join(5)
+    try:
+        flow = register(
+            WorkflowDefinition(
+                unique("mv"), steps=[Step("one", _record), Step("two", _record)], queue=unique("q")
+            )
+        )
+        run_id = workflow.start(flow)
+        queue = container.queue()
+        message = queue.pop(f"jobs:{flow.queue}", timeout=0)
+        lookups: list[int] = []
+        database = type(workflow.database)
+        looked_up = database.django_connection.fget
+        counted = property(lambda db: lookups.append(1) or looked_up(db))
+        monkeypatch.setattr(database, "django_connection", counted)
+        assert Worker(queue, queues=(flow.queue,)).handle(message) == "succeeded"
+        assert len(lookups) == 1
+        assert workflow._scope.conn is None  # not kept past the step
+        monkeypatch.undo()
+        info = workflow.get(run_id)
+        assert (info.current, [step.result for step in info.steps]) == (1, [1])
+        assert queue.size(f"jobs:{flow.queue}") == 1  # the next step's job, and no other
+    finally:
+        workflow._runs.delete()
+        container.close()

@@ -25,7 +25,9 @@
   next step's job and deletes the job's own message (the ack), and the run's insert
   pushes the first job; a step that wrote nothing else commits it alone (no ``BEGIN`` /
   ``COMMIT``). A step is then 3 round trips (pop, claim, record) where it was 8, as
-  many as a plain job (pop, push, ack). Reads and rare paths use the ORM.
+  many as a plain job (pop, push, ack). ``get``'s three reads (``wait`` polls it) are
+  raw too; rare paths use the ORM. Within one step the alias's connection is looked up
+  once (:meth:`DBWorkflow._advance`).
 """
 
 from __future__ import annotations
@@ -33,9 +35,12 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import nullcontext
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from django.db import transaction
 
 from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError
@@ -47,6 +52,8 @@ from ..runstate import Expect, Fields, Job
 from .memory import workflow_queue
 
 if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
     from toolkit_batteries.db import Database
 
 __all__ = ["DBWorkflow", "SQLServerWorkflow"]
@@ -57,6 +64,13 @@ _RUN_FIELDS = tuple(RunRecord.__dataclass_fields__)
 _STEP_FIELDS = tuple(StepRecord.__dataclass_fields__)
 #: Run fields stored as JSON (the ORM's ``JSONField``): dumped, and cast on PostgreSQL.
 _JSON_FIELDS = frozenset({"input", "result"})
+#: Where those (and ``cancel_requested``, an integer on SQLite) sit in a run's row.
+_JSON_AT = tuple(_RUN_FIELDS.index(name) for name in sorted(_JSON_FIELDS))
+_CANCEL_AT = _RUN_FIELDS.index("cancel_requested")
+#: A run's fields as a tuple, in ``_RUN_FIELDS`` order (one C call, not one per field).
+_run_values = attrgetter(*_RUN_FIELDS)
+#: The block :meth:`DBWorkflow._atomic` returns directly inside its own block (reusable).
+_INSIDE = nullcontext()
 
 
 def _quoted(name: str) -> str:
@@ -73,6 +87,65 @@ def _guarded(method: F) -> F:
             return method(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+#: ``json.dumps`` with its defaults, minus the call that checks its keyword arguments.
+_encode = json.JSONEncoder().encode
+
+
+def _dumps(value: Any) -> str | None:
+    """Return ``value`` as JSON text for a JSON column (``None`` stays SQL ``NULL``)."""
+    return None if value is None else _encode(value)
+
+
+def _loads(value: Any) -> Any:
+    """Decode a JSON column read raw: text on both dialects (Django's loader on PostgreSQL)."""
+    return json.loads(value) if type(value) is str else value
+
+
+def _run_record(row: Any) -> RunRecord:
+    """Build a run from a raw row of the ``_RUN_FIELDS`` columns, as the ORM would read it."""
+    values = list(row)
+    for at in _JSON_AT:
+        if type(values[at]) is str:
+            values[at] = json.loads(values[at])
+    values[_CANCEL_AT] = bool(values[_CANCEL_AT])
+    return RunRecord(*values)
+
+
+class _Scope(threading.local):
+    """What one thread's step keeps on the adapter (class attributes: each thread's defaults).
+
+    ``conn``: the workflow alias's Django connection, looked up once per step
+    (:meth:`DBWorkflow._advance`): every lookup goes through asgiref's context-local
+    storage, and a step made six. ``open``: this thread is inside an outermost block
+    :meth:`DBWorkflow._atomic` opened, whose last write may commit alone (``_move``).
+    """
+
+    conn: Any = None
+    open: bool = False
+
+
+class _Outermost:
+    """The outermost block of :meth:`DBWorkflow._atomic`: Django's ``atomic``, marked open.
+
+    One per adapter, entered on every step: it keeps no state of its own between enter
+    and exit (Django's ``atomic`` object is reusable so, and the mark is per thread).
+    """
+
+    __slots__ = ("_block", "_scope")
+
+    def __init__(self, scope: _Scope, block: Any) -> None:
+        self._scope = scope
+        self._block = block
+
+    def __enter__(self) -> None:
+        self._block.__enter__()
+        self._scope.open = True
+
+    def __exit__(self, *exc: Any) -> None:
+        self._scope.open = False
+        self._block.__exit__(*exc)
 
 
 def _models() -> tuple[Any, Any, Any]:
@@ -157,8 +230,25 @@ class DBWorkflow(Workflow):
         self._move_step_sql = (
             f"{into}SELECT moved.id, {step_values} FROM moved WHERE true{upsert} RETURNING 1"
         )
-        #: Whether this thread is inside an outermost block :meth:`_atomic` opened.
-        self._outermost = threading.local()
+        #: Statements composed around another battery's SQL, built once each: ``_move``'s
+        #: by (the update's, the push's, the ack's text), ``_insert``'s by the push's.
+        self._composed: dict[Any, str] = {}
+        # The reads of ``get`` (polled by ``wait``), raw for the reason the writes are.
+        self._load_sql = (
+            f"SELECT {columns} FROM {runs} WHERE {runs}.id = %s AND {runs}.namespace = %s"
+        )
+        self._steps_sql = (
+            f"SELECT {', '.join(_quoted(name) for name in _STEP_FIELDS)} FROM {steps} "
+            'WHERE run_id = %s ORDER BY "index"'
+        )
+        signals = self._signal_model._meta.db_table
+        self._signals_sql = (
+            f"SELECT name, payload FROM {signals} WHERE run_id = %s ORDER BY created_at, id"
+        )
+        self._scope = _Scope()
+        # No savepoints: a step's writes and its record commit or roll back as one.
+        self._block = transaction.atomic(using=self.using, savepoint=False)
+        self._outermost = _Outermost(self._scope, self._block)
 
     @classmethod
     def open(cls, ctx: OpenContext) -> DBWorkflow:
@@ -182,33 +272,39 @@ class DBWorkflow(Workflow):
     def _as_record(row: Any) -> RunRecord:
         return RunRecord(**{name: getattr(row, name) for name in _RUN_FIELDS})
 
+    def _connection(self) -> BaseDatabaseWrapper:
+        """Return the alias's Django connection on this thread (the step's, when in one)."""
+        conn = self._scope.conn
+        return self.database.django_connection if conn is None else conn
+
+    def _advance(self, run_id: str, workflow: str | None, at: Any) -> str:
+        """Run one step (:meth:`Workflow._advance`) with the connection looked up once.
+
+        Why: the claim, the step's block, the record and its commit hooks each looked
+        the connection up (asgiref's context-local storage, nine Python calls a time).
+        Kept only for this call: a connection object is the thread's until Django
+        replaces it, and a closed database must refuse the next step.
+        """
+        self._check_open()  # a closed service says so, before its closed database would
+        scope = self._scope
+        outer = scope.conn
+        scope.conn = self.database.django_connection
+        try:
+            return super()._advance(run_id, workflow, at)
+        finally:
+            scope.conn = outer
+
     def _atomic(self) -> Any:
-        from django.db import transaction
-
-        # No savepoints: a step's writes and its record commit or roll back as one.
-        conn = self.database.django_connection
+        conn = self._connection()
         if not conn.in_atomic_block:
-            return self._outermost_atomic()
-        if len(conn.atomic_blocks) == 1 and getattr(self._outermost, "open", False):
-            return nullcontext()  # directly inside our own block: its end decides
-        return transaction.atomic(using=self.using, savepoint=False)
-
-    @contextmanager
-    def _outermost_atomic(self) -> Iterator[None]:
-        """Open the outermost block, whose last write may commit alone (:meth:`_move`)."""
-        from django.db import transaction
-
-        with transaction.atomic(using=self.using, savepoint=False):
-            self._outermost.open = True
-            try:
-                yield
-            finally:
-                self._outermost.open = False
+            return self._outermost
+        if len(conn.atomic_blocks) == 1 and self._scope.open:
+            return _INSIDE  # directly inside our own block: its end decides
+        return self._block
 
     def _after_commit(self, action: Callable[[], Any]) -> None:
-        from django.db import transaction
-
-        transaction.on_commit(action, using=self.using)
+        # What transaction.on_commit does, on the connection already at hand.
+        self._connection().on_commit(action)
 
     # ------------------------------------------------------------------ primitives
 
@@ -223,7 +319,9 @@ class DBWorkflow(Workflow):
         writing CTE: one durable commit instead of two), a second statement in one
         transaction on SQLite.
         """
-        params = [self._value(name, getattr(run, name)) for name in _RUN_FIELDS]
+        params = list(_run_values(run))
+        for at in _JSON_AT:
+            params[at] = _dumps(params[at])
         if then is None:
             return self.database.execute(self._insert_sql, params) == 1
         if self.dialect != "postgresql":
@@ -232,19 +330,22 @@ class DBWorkflow(Workflow):
                 if inserted:
                     self.queue.push(*then)
             return inserted
+        conn = self._connection()
         push, values = self.queue.push_from("added", *then)
-        sql = f"WITH added AS ({self._insert_sql} RETURNING id), pushed AS ({push}) "
-        sql += "SELECT count(*) FROM added"
-        row = self.database.fetch_one_prepared(sql, [*params, *values])
+        sql = self._composed.get(push)  # by the push's text: one statement per queue
+        if sql is None:
+            sql = f"WITH added AS ({self._insert_sql} RETURNING id), pushed AS ({push}) "
+            sql = self._composed[push] = f"{sql}SELECT count(*) FROM added"
+        row = self.database.fetch_one_prepared(sql, [*params, *values], connection=conn)
         if row is None or not row[0]:
             return False
-        self._after_commit(self.queue.notify_pushed)
+        conn.on_commit(self.queue.notify_pushed)
         return True
 
     @_guarded
     def _load(self, run_id: str) -> RunRecord | None:
-        row = self._runs.filter(pk=run_id).first()
-        return None if row is None else self._as_record(row)
+        row = self.database.fetch_one(self._load_sql, (run_id, self.namespace))
+        return None if row is None else _run_record(row)
 
     @_guarded
     def _claim(
@@ -254,15 +355,8 @@ class DBWorkflow(Workflow):
         sql = self._claim_sql
         if at is not None:
             sql, params = self._claim_at_sql, (*params, int(at[0]), bool(at[1]))
-        row = self.database.fetch_one_prepared(sql, params)
-        if row is None:
-            return None
-        found = dict(zip(_RUN_FIELDS, row, strict=True))
-        for name in ("input", "result"):  # raw JSON text on both dialects (Django's loader)
-            if isinstance(found[name], str):
-                found[name] = json.loads(found[name])
-        found["cancel_requested"] = bool(found["cancel_requested"])
-        return RunRecord(**found)
+        row = self.database.fetch_one_prepared(sql, params, connection=self._connection())
+        return None if row is None else _run_record(row)
 
     @_guarded
     def _update(
@@ -286,36 +380,33 @@ class DBWorkflow(Workflow):
         package's own callers (run fields), never from user input.
         """
         expect = expect or {}
-        shape = (
-            tuple(changes),
-            owner is not None,
-            tuple((key, len(v) if isinstance(v, tuple) else -1) for key, v in expect.items()),
-        )
+        key: list[Any] = [tuple(changes), owner is not None]
+        for name, value in expect.items():
+            key += (name, len(value) if isinstance(value, tuple) else -1)
+        shape = tuple(key)
         sql = self._update_sqls.get(shape)
         if sql is None:
             sets = ", ".join(f"{_quoted(name)} = {self._value_slot(name)}" for name in changes)
             where = ["id = %s", "namespace = %s"]
             if owner is not None:
                 where.append("lease_owner = %s")
-            for key, size in shape[2]:
+            for at in range(2, len(shape), 2):
+                name, size = shape[at], shape[at + 1]
                 match = "= %s" if size < 0 else f"IN ({', '.join(['%s'] * size)})"
-                where.append(f"{_quoted(key)} {match}")
+                where.append(f"{_quoted(name)} {match}")
             sql = f"UPDATE {self._runs_table} SET {sets} WHERE {' AND '.join(where)}"
             self._update_sqls[shape] = sql
-        params = [self._value(name, value) for name, value in changes.items()]
-        params += [run_id, self.namespace] + ([owner] if owner is not None else [])
+        params = [_dumps(v) if k in _JSON_FIELDS else v for k, v in changes.items()]
+        params += (run_id, self.namespace) if owner is None else (run_id, self.namespace, owner)
         for value in expect.values():
-            params.extend(value if isinstance(value, tuple) else (value,))
+            if isinstance(value, tuple):
+                params += value
+            else:
+                params.append(value)
         return sql, params
 
     def _value_slot(self, name: str) -> str:
         return "%s::jsonb" if name in _JSON_FIELDS and self.dialect == "postgresql" else "%s"
-
-    @staticmethod
-    def _value(name: str, value: Any) -> Any:
-        if name in _JSON_FIELDS and value is not None:
-            return json.dumps(value)
-        return value
 
     @_guarded
     def _move(
@@ -335,29 +426,41 @@ class DBWorkflow(Workflow):
         if self.dialect != "postgresql":
             return super()._move(run_id, changes, owner, expect, step, *more)
         update, params = self._update_statement(run_id, changes, owner, expect)
-        items = [f"moved AS ({update} RETURNING id)", f"step AS ({self._move_step_sql})"]
         params += self._step_params(step)
         then, delivery = more or (None, None)
+        push = ack = None
         if then is not None:
             push, values = self.queue.push_from("moved", *then)
-            items.append(f"pushed AS ({push})")
             params += values
-        ack = None if delivery is None else delivery.queue.ack_from(delivery.message, "moved")
-        if ack is not None:
-            items.append(f"acked AS ({ack[0]})")
-            params += ack[1]
-        # One row: how many moved (0 or 1), then whether the ack matched.
-        acked = ", (SELECT count(*) FROM acked)" if ack is not None else ""
-        sql = f"WITH {', '.join(items)} SELECT count(*){acked} FROM moved"
-        alone = getattr(self._outermost, "open", False)
-        row = self.database.fetch_one_prepared(sql, params, alone=alone)
+        acking = None if delivery is None else delivery.queue.ack_from(delivery.message, "moved")
+        if acking is not None:
+            ack, values = acking
+            params += values
+        parts = (update, push, ack)
+        sql = self._composed.get(parts)
+        if sql is None:  # built once per shape, not joined again on every step
+            sql = self._composed[parts] = self._move_sql(*parts)
+        conn = self._connection()
+        alone = self._scope.open
+        row = self.database.fetch_one_prepared(sql, params, alone=alone, connection=conn)
         if row is None or not row[0]:
             return False
         if then is not None:
-            self._after_commit(self.queue.notify_pushed)
+            conn.on_commit(self.queue.notify_pushed)
         if ack is not None and row[1]:
-            self._after_commit(delivery.mark_acked)
+            conn.on_commit(delivery.mark_acked)
         return True
+
+    def _move_sql(self, update: str, push: str | None, ack: str | None) -> str:
+        """Return ``_move``'s writing CTE around ``update`` (with the push and ack, if any)."""
+        items = [f"moved AS ({update} RETURNING id)", f"step AS ({self._move_step_sql})"]
+        if push is not None:
+            items.append(f"pushed AS ({push})")
+        if ack is not None:
+            items.append(f"acked AS ({ack})")
+        # One row: how many moved (0 or 1), then whether the ack matched.
+        acked = ", (SELECT count(*) FROM acked)" if ack is not None else ""
+        return f"WITH {', '.join(items)} SELECT count(*){acked} FROM moved"
 
     @_guarded
     def _park(self, run_id: str, owner: str, signal: str, changes: dict[str, Any]) -> bool:
@@ -374,23 +477,18 @@ class DBWorkflow(Workflow):
     @staticmethod
     def _step_params(step: StepRecord) -> list[Any]:
         """Return the step's values for ``_put_step_sql`` after the run id."""
-        result = None if step.result is None else json.dumps(step.result)
-        fields = (step.index, step.name, step.status, result, step.attempts, step.error)
+        result = _dumps(step.result)
+        fields = [step.index, step.name, step.status, result, step.attempts, step.error]
         return [*fields, step.finished_at, step.compensated_at]
 
     @_guarded
     def _steps(self, run_id: str) -> list[StepRecord]:
-        rows = (
-            self._step_model.objects.using(self.using)
-            .filter(run_id=run_id)
-            .order_by("index")
-            .values_list(*_STEP_FIELDS)
-        )
-        return [StepRecord(*row) for row in rows]
+        rows = self.database.fetch_all(self._steps_sql, (run_id,))
+        return [StepRecord(i, n, s, _loads(r), a, e, f, c) for i, n, s, r, a, e, f, c in rows]
 
     @_guarded
     def _add_signal(self, run_id: str, name: str, payload: Any, now: float) -> bool:
-        from django.db import IntegrityError, transaction
+        from django.db import IntegrityError
 
         try:
             with transaction.atomic(using=self.using):
@@ -403,13 +501,8 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _signals(self, run_id: str) -> dict[str, Any]:
-        rows = (
-            self._signal_model.objects.using(self.using)
-            .filter(run_id=run_id)
-            .order_by("created_at", "pk")
-            .values_list("name", "payload")
-        )
-        return dict(rows)
+        rows = self.database.fetch_all(self._signals_sql, (run_id,))
+        return {name: _loads(payload) for name, payload in rows}
 
     @_guarded
     def _list(self, workflow: str | None, status: str | None, limit: int) -> list[RunRecord]:
@@ -422,8 +515,6 @@ class DBWorkflow(Workflow):
 
     @_guarded
     def _purge(self, before: float) -> int:
-        from django.db import transaction
-
         doomed = self._runs.filter(status__in=TERMINAL, updated_at__lt=before)
         with transaction.atomic(using=self.using):
             ids = list(doomed.values_list("id", flat=True)[:10_000])
