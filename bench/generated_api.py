@@ -16,6 +16,12 @@ baselines doing the same database work:
   response fields (target: not slower, >= 1.0x);
 - a default DRF ``ModelViewSet`` with a ``ModelSerializer`` (target: not slower, >= 1.0x).
 
+Every side is routed alike, as the project template routes an app: one ``include()`` at
+the root (``plain/``, ``ninja/``, ``drf/``; the generated routes at ``""`` as the template
+mounts them), so each request resolves through the same nested ``ResolverMatch``; and
+each side is timed on a URLconf where its mount comes first (``urls_<side>``), so none
+pays for the prefix checks or patterns of another tried before it.
+
 A last line times the compiler itself: the front end plus every backend (``BACKENDS``:
 the five Django ones, ``sql``, ``openapi``, ``mcp`` and the app backends) on a
 500-entity, 100-service schema (target: under 1.5 s of CPU).
@@ -202,7 +208,7 @@ class UserViewSet(viewsets.ModelViewSet):
 
 
 router = routers.DefaultRouter()
-router.register("drf/users", UserViewSet)
+router.register("users", UserViewSet)
 
 
 class UserIn(Schema):
@@ -241,17 +247,43 @@ def ninja_get(request, id: uuid.UUID):
     return get_object_or_404(User, pk=id)
 
 
-# The generated routes (an include) and the plain ones come first, so URL resolution
-# costs them the same; ninja's include, then the router's many patterns, go last.
-urlpatterns = [
-    path("", include("api.generated.urls")),
-    path("plain/users", plain_create),
-    path("plain/list", plain_list),
-    path("plain/users/<str:id>", plain_get),
-    path("ninja/", ninja.urls),
-    path("", include(router.urls)),
+#: The plain views as an app of their own: the generated module's order (item route first).
+plain_urlpatterns = [
+    path("users/<str:id>", plain_get),
+    path("users", plain_create),
+    path("list", plain_list),
 ]
+
+# Every side is one include at the root, mounted as the template mounts an app
+# (path("api/", include("accounts.urls"))) and the generated routes (path("", include(
+# "api.generated.urls"))): each request resolves through one nested ResolverMatch.
+MOUNTS = {
+    "generated": path("", include("api.generated.urls")),
+    "plain": path("plain/", include(plain_urlpatterns)),
+    "ninja": path("ninja/", ninja.urls),
+    "drf": path("drf/", include(router.urls)),
+}
+
+
+def urlconf(first):
+    """The mounts, ``first`` first: the URLconf ``urls_<first>`` the driver times it on.
+
+    Django tries the mounts in order, and a request pays for every mount tried before its
+    own (a failed prefix check, or the generated include's patterns, all tried, since it
+    is mounted at ""). Each side is timed on the URLconf where it comes first, so none
+    pays for another's failures.
+    """
+    return [MOUNTS[first], *(mount for side, mount in MOUNTS.items() if side != first)]
+
+
+# The default URLconf (bench/_api_curve.py compares generated and plain on it): the plain
+# app before the generated include, as the template puts its apps before it. A generated
+# request pays one failed prefix check ("plain/"), a plain one nothing.
+urlpatterns = urlconf("plain")
 '''
+
+#: The sides: the generated routes and the baselines (``MOUNTS`` in :data:`BASELINES`).
+SIDES = ("generated", "plain", "ninja", "drf")
 
 #: The start of every driver: Django on the bench project, its schema compiled and migrated.
 DRIVER_SETUP = """\
@@ -277,7 +309,8 @@ import time
 
 """
     + DRIVER_SETUP
-    + """
+    + """from django.test.utils import override_settings
+
 handler = WSGIHandler()
 user = User.objects.create(email="bench@example.com", name="Bench")
 BODY = json.dumps({"email": "new@example.com", "name": "New"}).encode()
@@ -292,13 +325,16 @@ def environ(method, path, body=b""):
     }
 
 
-def run(method, path, body, n):
+def run(side, method, path, body, n):
     status = []
     def start(s, headers): status.append(s)
-    began = time.process_time()
-    for _ in range(n):
-        b"".join(handler(environ(method, path, body), start))
-    elapsed = time.process_time() - began
+    # The side's own URLconf (urlconf() in bench_urls): no other mount is tried first.
+    with override_settings(ROOT_URLCONF=f"urls_{side}"):
+        b"".join(handler(environ(method, path, body), start))  # builds its resolver
+        began = time.process_time()
+        for _ in range(n):
+            b"".join(handler(environ(method, path, body), start))
+        elapsed = time.process_time() - began
     assert status[-1].startswith(("200", "201")), (path, status[-1])
     return n / elapsed
 
@@ -321,12 +357,12 @@ cases = {
 n = int(sys.argv[1])
 best = {op: {k: 0.0 for k in c} for op, c in cases.items()}
 for op, variants in cases.items():
-    for args in variants.values():
-        run(*args, 50)  # warm up
+    for name, args in variants.items():
+        run(name, *args, 50)  # warm up
     # Short bursts, interleaved, best of many: robust on a busy machine.
     for _ in range(int(sys.argv[2])):
         for name, args in variants.items():
-            best[op][name] = max(best[op][name], run(*args, n))
+            best[op][name] = max(best[op][name], run(name, *args, n))
 print(json.dumps(best))
 """
 )
@@ -347,6 +383,10 @@ def _in_project(driver: str, args: list[str]) -> dict:
         (project / "api" / "__init__.py").write_text("")
         (project / "api" / "handlers.py").write_text(HANDLERS)
         (project / "bench_urls.py").write_text(BASELINES)
+        for side in SIDES:  # the URLconf each side is timed on: its own mount first
+            (project / f"urls_{side}.py").write_text(
+                f"from bench_urls import urlconf\n\nurlpatterns = urlconf({side!r})\n"
+            )
         (project / "bench_settings.py").write_text(
             textwrap.dedent(
                 f"""\

@@ -2,7 +2,8 @@
 
 A :class:`_Codec` is one serializer instance plus the fast paths that make validating a
 request and serialising a result cost what a hand-written view costs (built once per
-serializer class); :func:`_json_response` writes what DRF's ``JSONRenderer`` would.
+serializer class); :func:`_json_response` writes what DRF's ``JSONRenderer`` would, with
+the C JSON encoder called directly (:func:`_encode`).
 Pagination cursors leave signed (:func:`sign_cursor`) and come back checked
 (:func:`unsign_cursor`: a 400 on ``cursor`` when altered).
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable
+from json.encoder import c_make_encoder, encode_basestring
+from operator import attrgetter
 from typing import Any
 
 from django.conf import settings
@@ -85,11 +88,29 @@ def _json_response(data: Any) -> HttpResponse:
     What DRF's ``JSONRenderer`` would write (compact, UTF-8, no NaN), without the template
     response machinery a successful generated call does not need.
     """
-    return HttpResponse(_ENCODE(data).encode(), content_type=JSON_MEDIA)
+    return HttpResponse(_encode(data).encode(), content_type=JSON_MEDIA)
 
 
-#: One encoder for every response (``json.dumps`` with options builds one per call).
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+#: The fallback encoder (an interpreter without ``_json``), and the refusal of a value that
+#: is not JSON (what ``JSONEncoder.default`` raises).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _encode(data: Any) -> str:
+    """Return ``_ENCODER.encode(data)``, written by the C encoder without its Python layers.
+
+    ``JSONEncoder.encode`` and ``iterencode`` run some ninety bytecodes of Python per call
+    before they reach the C encoder they build; built here directly, with the same
+    options, it writes the same text. A new one
+    per call, as ``iterencode`` builds: its circular-reference markers must not be shared
+    between threads nor survive a failed call.
+    """
+    if c_make_encoder is None:  # pragma: no cover - CPython always has _json
+        return _ENCODER.encode(data)
+    chunks = c_make_encoder(
+        {}, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False
+    )
+    return "".join(chunks(data, 0))
 
 
 class _Codec:
@@ -106,14 +127,18 @@ class _Codec:
     """
 
     __slots__ = (
+        "converts",
         "direct",
         "inputs",
         "names",
         "plan",
+        "read",
         "reads_relations",
         "related",
         "required",
         "serializer",
+        "shown",
+        "whole",
     )
 
     def __init__(self, serializer_class: type[BaseSerializer]) -> None:
@@ -146,6 +171,8 @@ class _Codec:
                 break
             inputs.append((field.field_name, field_check(field), field.source_attrs[0]))
         self.inputs = inputs if self.direct else None
+        #: Whether valid input sets every member (then :meth:`validate` returns it as is).
+        self.whole = self.inputs is not None and {i[2] for i in inputs} == set(self.names)
         plan: list[tuple[str, str, Callable[[Any], Any]]] = []
         readable = True
         for field in instance._readable_fields:
@@ -180,6 +207,10 @@ class _Codec:
                 convert = field.to_representation
             plan.append((field.field_name, attrs[0], convert))
         self.plan = plan if readable else None
+        #: The plan's attributes, read in one call (a tuple), its names and conversions.
+        self.read = _reader(tuple(attr for _, attr, _ in plan)) if readable else None
+        self.shown = tuple(name for name, _, _ in plan)
+        self.converts = tuple(convert for _, _, convert in plan)
 
     def validate(self, data: Any) -> dict[str, Any]:
         inputs = self.inputs
@@ -202,20 +233,32 @@ class _Codec:
                 out[attr] = None
         if errors:
             raise ValidationError(errors)
-        return out if len(out) == len(self.names) else {n: out.get(n) for n in self.names}
+        return out if self.whole else {n: out.get(n) for n in self.names}
 
     def represent(self, obj: Any) -> Any:
-        plan = self.plan
-        if plan is None or not isinstance(obj, Model):
+        read = self.read
+        if read is None or not isinstance(obj, Model):
             return self.serializer.to_representation(obj)
         out = {}
         try:
-            for name, attr, convert in plan:
-                value = getattr(obj, attr)
+            for name, convert, value in zip(self.shown, self.converts, read(obj), strict=True):
                 out[name] = None if value is None else convert(value)
         except AttributeError:
             return self.serializer.to_representation(obj)
         return out
+
+
+def _reader(attrs: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """Return a function reading ``attrs`` of an object as a tuple, in one C call.
+
+    ``attrgetter`` returns a tuple for two attributes or more, the value itself for one.
+    """
+    if len(attrs) > 1:
+        return attrgetter(*attrs)
+    if attrs:
+        one = attrgetter(attrs[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 def _reads_relations(serializer: Any) -> bool:
@@ -253,12 +296,16 @@ def _iso_datetime(value: Any) -> Any:
 
 def _utc_datetime(value: Any) -> Any:
     """Return what :class:`~.fields.TimestampField` writes: the time in UTC, ``Z``."""
-    if type(value) is not datetime.datetime or value.tzinfo is not datetime.UTC:
-        if type(value) is not datetime.datetime or value.utcoffset() is None:
+    if type(value) is not _DATETIME or value.tzinfo is not _UTC:
+        if type(value) is not _DATETIME or value.utcoffset() is None:
             return TimestampField().to_representation(value)  # the rare cases, as DRF does
-        value = value.astimezone(datetime.UTC)
-    text = value.isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
+        value = value.astimezone(_UTC)
+    # A UTC time's ISO form ends "+00:00": "Z" instead.
+    return value.isoformat()[:-6] + "Z"
+
+
+_DATETIME = datetime.datetime
+_UTC = datetime.UTC
 
 
 def _codec(serializer: type[BaseSerializer]) -> _Codec:

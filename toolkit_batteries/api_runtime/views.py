@@ -41,7 +41,9 @@ This module holds what those lines need, so generated code never carries logic:
 A viewset's :meth:`~GeneratedViewSet.dispatch` does what ``APIView.dispatch`` does, minus
 the work a JSON-only, per-action-authenticated endpoint never needs (content
 negotiation, an ``Allow`` header rebuilt per request, DRF's response finalisation on a
-plain ``HttpResponse``), so a viewset costs no more per request than a plain ``APIView``;
+plain ``HttpResponse``, the per-request lookup of an action's access rule, which
+:meth:`~GeneratedViewSet.as_view` does once per route), so a viewset costs no more per
+request than a plain ``APIView``;
 once it has answered with a rendered response it unlinks itself from the DRF request, so
 the request's objects are freed at once rather than left for the cycle collector. Request
 members are validated by :mod:`.checks` (``Field.run_validation``'s answers, fewer calls).
@@ -87,9 +89,9 @@ from .access import (
 )
 from .codec import (
     _CODECS,
-    _ENCODE,
     JSON_MEDIA,
     _codec,
+    _encode,
     _json_response,
     _no_body,
     sign_cursor,
@@ -113,6 +115,7 @@ __all__ = [
 ]
 
 _JSON = JSONRenderer()
+_JSON_MEDIA_TYPE: str = _JSON.media_type
 _PARSERS = (JSONParser(),)
 _NEGOTIATOR = DefaultContentNegotiation()
 
@@ -144,6 +147,13 @@ class GeneratedViewSet(ViewSet):
     guarded: bool = False
     #: The ``Allow`` header of the route (set by :meth:`as_view`).
     allow: str = ""
+    #: The route's request method -> (action, access rule, guarded) (set by :meth:`as_view`).
+    steps: Mapping[str, tuple[str, Public | Bearer, bool]] = {}
+    #: What :meth:`initial` would set on every request, the same for every request: a
+    #: generated endpoint speaks JSON only, and takes no format suffix.
+    format_kwarg: None = None
+    accepted_renderer: JSONRenderer = _JSON
+    accepted_media_type: str = _JSON_MEDIA_TYPE
 
     @classmethod
     def as_view(cls, actions: dict[str, str] | None = None, **initkwargs: Any) -> Any:
@@ -170,11 +180,19 @@ class GeneratedViewSet(ViewSet):
         plain_init = (
             not initkwargs and cls.__init__ is View.__init__ and cls.__new__ is object.__new__
         )
+        # Per method, what dispatch needs before the DRF request exists: looked up once
+        # here rather than on every request (``auth``/``checks`` as the view will see them).
+        auth, checks = initkwargs.get("auth", cls.auth), initkwargs.get("checks", cls.checks)
+        steps = {}
+        for method, action in actions.items():
+            access = auth.get(action, _PUBLIC)
+            steps[method.upper()] = (action, access, type(access) is Bearer or action in checks)
 
         def view(request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
             self = object.__new__(cls) if plain_init else cls(**initkwargs)
             self.action_map = actions
             self.allow = allow
+            self.steps = steps
             return self.dispatch(request, *args, **kwargs)
 
         update_wrapper(view, cls, updated=())
@@ -187,18 +205,22 @@ class GeneratedViewSet(ViewSet):
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
         """Run the action of the request's method, as ``APIView.dispatch`` does.
 
-        The access rule is looked up once, before the DRF request is built (its
-        authenticators depend on it); a successful action's response leaves as it is,
-        with only the route's ``Allow`` header added.
+        The access rule comes from :meth:`as_view`'s ``steps``, before the DRF request is
+        built (its authenticators depend on it); a successful action's response leaves as
+        it is, with only the route's ``Allow`` header added.
         """
-        self.args, self.kwargs, self.headers = args, kwargs, {"Allow": self.allow}
-        method = request.method.lower()
-        action = self.action = self.action_map.get(method)
-        if action is not None:
-            access = self.access = self.auth.get(action, _PUBLIC)
-            self.guarded = type(access) is Bearer or action in self.checks
-        elif method == "options":
-            self.action = "metadata"
+        self.args, self.kwargs = args, kwargs
+        step = self.steps.get(request.method)
+        action: str | None
+        if step is None:  # a method without an action: OPTIONS, or 405
+            action = None
+            method = request.method.lower()
+            self.action = "metadata" if method == "options" else None
+        else:
+            action, self.access, guarded = step
+            self.action = action
+            if guarded:
+                self.guarded = True
         request = self.request = Request(
             request,
             parsers=_PARSERS,
@@ -210,7 +232,7 @@ class GeneratedViewSet(ViewSet):
             self.initial(request, *args, **kwargs)
             if action is not None:
                 response = getattr(self, action)(request, **kwargs)
-            elif method in self.http_method_names and method != "head":
+            elif method in self.http_method_names and method != "head":  # OPTIONS, or 405
                 respond: Any = getattr(self, method, self.http_method_not_allowed)
                 response = respond(request)
             else:
@@ -218,16 +240,16 @@ class GeneratedViewSet(ViewSet):
         except Exception as exc:
             response = self.handle_exception(exc)
         if isinstance(response, Response):  # rendered later, from its renderer context
+            self.headers = {"Allow": self.allow}  # what finalize_response adds
             self.response = self.finalize_response(request, response, *args, **kwargs)
             return self.response
         response["Allow"] = self.allow
         # A rendered response needs neither this view nor the DRF request again; DRF links
         # them to each other and the request to itself: unlinked, the request's objects
-        # are freed now instead of waiting, as cyclic garbage, for the collector.
+        # are freed with the view instead of waiting, as cyclic garbage, for the collector.
         context = request.parser_context
         context.pop("view", None)
         context.pop("request", None)
-        self.__dict__.pop("request", None)
         return response
 
     # -- authentication and permissions, per action ---------------------------------------
@@ -284,9 +306,8 @@ class GeneratedViewSet(ViewSet):
         anyone, so authentication stays lazy (``request.user`` still works) and the
         permission check is skipped; throttles and versioning run as configured.
         """
-        self.format_kwarg = None
-        self.accepted_renderer, self.accepted_media_type = _JSON, _JSON.media_type
-        request.accepted_renderer, request.accepted_media_type = _JSON, _JSON.media_type
+        # The view's format_kwarg and accepted renderer are the class's (see above).
+        request.accepted_renderer, request.accepted_media_type = _JSON, _JSON_MEDIA_TYPE
         if self.versioning_class is not None:
             request.version, request.versioning_scheme = self.determine_version(
                 request, *args, **kwargs
@@ -361,7 +382,7 @@ class GeneratedViewSet(ViewSet):
         """Answer 200 with the handler's result, serialised (relation ids: the caller's)."""
         codec = _CODECS.get(serializer) or _codec(serializer)
         if not codec.reads_relations:  # no relation ids: nothing depends on the caller
-            return HttpResponse(_ENCODE(codec.represent(result)).encode(), content_type=JSON_MEDIA)
+            return HttpResponse(_encode(codec.represent(result)).encode(), content_type=JSON_MEDIA)
         with reading(self.request):
             attach_related_ids([result], codec.related)
             return _json_response(codec.represent(result))
