@@ -90,6 +90,8 @@ def py_docstring(text: str) -> str:
     are escaped, and so is every ``"`` next to another ``"`` or at the end (the only
     places a quote could close the string). Newlines are kept (a multi-line docstring).
     """
+    if '"' not in text and "\\" not in text and text.replace("\n", "").isprintable():
+        return text  # nothing to escape (most docstrings): no walk over every character
     out: list[str] = []
     last = len(text) - 1
     for i, ch in enumerate(text):

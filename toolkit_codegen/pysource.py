@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .escaping import py_string
 
@@ -45,7 +46,9 @@ def py_str(text: str) -> str:
 
 def py_literal(value: object) -> str:
     """Return a Python literal for a str, bool, int, float or None."""
-    if isinstance(value, str):
+    if type(value) is str:
+        return _str_literal(value)
+    if isinstance(value, str):  # a str subclass: not cached, it may format differently
         return py_str(value)
     if value is None or isinstance(value, bool):
         return repr(value)
@@ -54,6 +57,17 @@ def py_literal(value: object) -> str:
     if isinstance(value, float):
         return repr(value)
     raise TypeError(f"no literal for {type(value).__name__}")
+
+
+@lru_cache(maxsize=8192)
+def _str_literal(text: str) -> str:
+    """Return :func:`py_str` of ``text``, remembered: field names and options recur a lot.
+
+    Called with exact ``str`` values only (a cache key equates ``True`` with ``1``, and a
+    ``str`` subclass with its plain value); the escaping itself is unchanged, so schema
+    text still never becomes code.
+    """
+    return py_string(text)
 
 
 class Expr:
@@ -119,6 +133,8 @@ def _flat_of(value: object) -> str:
     Containers render their plain items (strings, numbers) through here: most items are
     such values, and wrapping each in a throwaway ``Lit`` was a large part of the work.
     """
+    if type(value) is str:  # the most common item: no more checks than needed
+        return _str_literal(value)
     if isinstance(value, Expr):
         return value.flat()
     if isinstance(value, (dict, list, tuple)):
@@ -225,6 +241,10 @@ def render(expr: Expr, indent: int = 0, lead: int = 0, trail: int = 0) -> str:
     # Most nodes fit on their line: that is decided on the one-line form before the node
     # is split into parts; an exploded node is one item per line whatever its width, so
     # its one-line form (for an operations list, the whole file on one line) is never built.
+    # A leaf (a name, a literal) cannot split: its one-line form is its only form.
+    kind = type(expr)
+    if kind is Lit or kind is Raw:
+        return expr.flat()
     explode = expr.exploded()
     if not explode:
         one_line = expr.flat()

@@ -86,6 +86,14 @@ def test_render_json_writes_what_the_standard_library_writes() -> None:
         render_json({"when": object()})
 
 
+def test_render_json_ascii_writes_what_the_standard_library_writes() -> None:
+    """The MCP server's tool table is ``ensure_ascii=True`` JSON: escapes, not raw text."""
+    value = {"é": ["ünïcode ✓", {"ctl": "\x00\u2028", "q": 'a "b"\\'}], "n": [1.5, None]}
+    expected = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    assert render_json(value, ensure_ascii=True) == expected
+    assert render_json(value) != expected
+
+
 def test_spec_table_shapes_on_the_spec_example() -> None:
     doc = json.loads(compiled("spec_example")["openapi/openapi.json"])
     assert doc["info"] == {"title": "toolkit API", "version": "0.0.0"}

@@ -19,10 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from ..nodes import Diagnostic, Schema
+    from collections.abc import Callable
+
+    from ..nodes import Diagnostic, Entity, Module, Schema
+
+_T = TypeVar("_T")
 
 __all__ = [
     "APP_BACKENDS",
@@ -31,7 +35,10 @@ __all__ = [
     "BackendError",
     "BackendOptions",
     "UnknownBackendError",
+    "entity_named",
     "generate",
+    "module_named",
+    "per_schema",
     "resolve_backends",
 ]
 
@@ -125,3 +132,66 @@ def generate(name: str, schema: Schema, options: BackendOptions) -> dict[str, st
     """Run one backend by name and return its files."""
     module: _Backend = import_module(BACKENDS[name])  # type: ignore[assignment]
     return module.generate(schema, options)
+
+
+def per_schema(derive: Callable[[Schema], _T]) -> Callable[[Schema], _T]:
+    """Return ``derive`` remembering its result for the last schema it was given.
+
+    One compile runs every backend over the same schema, and several of them derive the
+    same things from it (the Django model specs, the name checks, an entity index); at 500
+    entities that repeated work was most of the backends' time. A schema is frozen, so its
+    derived value cannot go stale; the schema itself is held (not its ``id``, which a new
+    schema could reuse) and compared by identity. Callers must not mutate the result.
+    """
+    # One slot, read and replaced whole: a thread never pairs one schema with another's value.
+    last: list[tuple[Schema, _T] | None] = [None]
+
+    def cached(schema: Schema) -> _T:
+        entry = last[0]
+        if entry is not None and entry[0] is schema:
+            return entry[1]
+        value = derive(schema)
+        last[0] = (schema, value)
+        return value
+
+    cached.__doc__ = derive.__doc__
+    cached.__wrapped__ = derive  # type: ignore[attr-defined]
+    return cached
+
+
+@per_schema
+def _entities_by_name(schema: Schema) -> dict[str, Entity]:
+    """Return ``{name: entity}``, the first entity of each name as ``Schema.entity`` finds."""
+    found: dict[str, Entity] = {}
+    for entity in schema.entities:
+        found.setdefault(entity.name, entity)
+    return found
+
+
+def entity_named(schema: Schema, name: str) -> Entity | None:
+    """Return ``schema.entity(name)`` from an index (``Schema.entity`` scans every module)."""
+    return _entities_by_name(schema).get(name)
+
+
+@per_schema
+def _modules_by_name(schema: Schema) -> dict[str, Module]:
+    """Return ``{declared name: module}`` with the module ``Schema.module_of`` finds first."""
+    found: dict[str, Module] = {}
+    for module in schema.modules:
+        for group in (
+            module.entities,
+            module.messages,
+            module.enums,
+            module.services,
+            module.jobs,
+            module.schedules,
+            module.sagas,
+        ):
+            for declaration in group:
+                found.setdefault(declaration.name, module)
+    return found
+
+
+def module_named(schema: Schema, name: str) -> Module | None:
+    """Return ``schema.module_of(name)`` from an index (``module_of`` scans every group)."""
+    return _modules_by_name(schema).get(name)

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..nodes import Diagnostic, Module, Rpc, Schema, Service, TypeRef, snake_case
-from . import GENERATED_NOTICE, BackendError
+from ..nodes import Diagnostic, Module, Position, Rpc, Schema, Service, TypeRef, snake_case
+from . import GENERATED_NOTICE, BackendError, entity_named, module_named, per_schema
 
 __all__ = [
     "BODY_METHODS",
@@ -177,14 +177,24 @@ def check_names(schema: Schema, phase: str) -> None:
 
     Fields become model and serializer attributes, parameters become handler keyword
     arguments, rpc names become handler methods (``CreateUser`` -> ``create_user``).
+    Every Django backend runs it on the same schema: the walk is done once per schema and
+    only the phase differs.
     """
-    problems: list[Diagnostic] = []
+    problems = [Diagnostic(pos, phase, message) for pos, message in _name_problems(schema)]
+    if problems:
+        raise BackendError(problems)
+    check_unique_services(schema, phase)
 
-    def check(name: str, what: str, pos: object, *, model: bool = False) -> None:
+
+@per_schema
+def _name_problems(schema: Schema) -> list[tuple[Position, str]]:
+    """Return ``(position, message)`` of every name :func:`check_names` refuses."""
+    problems: list[tuple[Position, str]] = []
+
+    def check(name: str, what: str, pos: Position, *, model: bool = False) -> None:
         why = _bad_name(name, model=model)
         if why is not None:
-            message = f"{what} {name} {why}; rename it for the Django backends"
-            problems.append(Diagnostic(pos, phase, message))  # type: ignore[arg-type]
+            problems.append((pos, f"{what} {name} {why}; rename it for the Django backends"))
 
     for entity in schema.entities:
         for f in entity.fields:
@@ -203,7 +213,7 @@ def check_names(schema: Schema, phase: str) -> None:
                         f"parameter {param.name} is a parameter every handler method has; "
                         "rename it for the Django backends"
                     )
-                    problems.append(Diagnostic(param.pos, phase, message))
+                    problems.append((param.pos, message))
                 else:
                     check(param.name, "parameter", param.pos)
     declared = {n.name for n in (*schema.entities, *schema.messages, *schema.enums)}
@@ -214,15 +224,13 @@ def check_names(schema: Schema, phase: str) -> None:
                     f"field {f.name} has the name of a declared type, which the generated "
                     "classes use; rename it for the Django backends"
                 )
-                problems.append(Diagnostic(f.pos, phase, message))
-    if problems:
-        raise BackendError(problems)
-    check_unique_services(schema, phase)
+                problems.append((f.pos, message))
+    return problems
 
 
 def component_name(schema: Schema, name: str) -> str:
     """Return the drf-spectacular component of a declared type: ``<moduleLabel>_<Name>``."""
-    module = schema.module_of(name)
+    module = module_named(schema, name)
     return f"{module.label if module else 'default'}_{name}"
 
 
@@ -277,6 +285,6 @@ def return_type(schema: Schema, rpc: Rpc) -> str:
     """Return the annotation of a handler's result."""
     if rpc.paginated:
         return "Page"
-    if schema.entity(rpc.returns.name) is not None:
+    if entity_named(schema, rpc.returns.name) is not None:
         return f"models.{rpc.returns.name}"
     return "Any"

@@ -41,6 +41,7 @@ from django.utils import timezone
 
 from ..nodes import Entity, Enum, Field, Relation, Schema, TypeRef
 from ..pysource import Call, Expr, List, Lit, Raw
+from . import per_schema
 
 __all__ = [
     "EnumSpec",
@@ -216,7 +217,15 @@ class EnumSpec:
         return next(m for m, v in self.members if v == value)
 
 
-def _code(value: Any) -> Expr:
+def _code(value: Any) -> object:
+    """Return a field argument as pysource takes it: a plain scalar is passed as it is.
+
+    ``Call`` and ``List`` write a str, int, float, bool or None exactly as ``Lit`` would;
+    not wrapping each keyword value of every field in a ``Lit`` saves an object apiece.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value
     if isinstance(value, Sym):
         return Raw(value.code)
     if isinstance(value, Expr):
@@ -494,8 +503,12 @@ def _coerce(typ: TypeRef, value: Any) -> Any:
     return value
 
 
+@per_schema
 def build_specs(schema: Schema) -> list[ModelSpec]:
-    """Return one :class:`ModelSpec` per entity, in declaration order."""
+    """Return one :class:`ModelSpec` per entity, in declaration order.
+
+    Computed once per schema (``models`` and ``migrations`` both need it); callers only read.
+    """
     builder = _Builder(schema)
     links = builder.links()
     m2m = builder.many_to_many()

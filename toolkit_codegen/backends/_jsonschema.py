@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from json.encoder import encode_basestring
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 from ..nodes import Entity, Enum, Field, Message, Module, Rpc, Schema, TypeRef, Validation
@@ -258,17 +258,18 @@ def entity_required(entity: Entity) -> list[str]:
     return [f.name for f in entity.fields if f.primary and not f.optional]
 
 
-def render_json(document: Any) -> str:
+def render_json(document: Any, *, ensure_ascii: bool = False) -> str:
     """Return ``document`` as JSON with sorted keys, 2-space indentation and a final newline.
 
     The bytes are exactly ``json.dumps(document, indent=2, sort_keys=True,
     ensure_ascii=False) + "\\n"`` (the tests hold it to that), written by a direct recursive
     walk: the standard encoder drops to its slow pure-Python path whenever it indents,
-    and a big schema's OpenAPI document is megabytes of it.
+    and a big schema's OpenAPI document is megabytes of it. With ``ensure_ascii`` the bytes
+    are those of ``ensure_ascii=True`` (the MCP server's embedded tool table).
     """
     parts: list[str] = []
     append = parts.append
-    string = encode_basestring
+    string = encode_basestring_ascii if ensure_ascii else encode_basestring
 
     def write(value: Any, pad: str) -> None:
         if isinstance(value, str):
@@ -283,7 +284,12 @@ def render_json(document: Any) -> str:
                 append(separator)
                 append(string(key))
                 append(": ")
-                write(value[key], inner)
+                item = value[key]
+                # Most leaves are strings: written here, not through one more call.
+                if type(item) is str:
+                    append(string(item))
+                else:
+                    write(item, inner)
                 separator = "," + inner
             append(pad + "}")
         elif isinstance(value, list | tuple):
@@ -294,7 +300,10 @@ def render_json(document: Any) -> str:
             separator = "[" + inner
             for item in value:
                 append(separator)
-                write(item, inner)
+                if type(item) is str:
+                    append(string(item))
+                else:
+                    write(item, inner)
                 separator = "," + inner
             append(pad + "]")
         elif value is True:

@@ -8,7 +8,6 @@ check`` (the tests run both), so they read like hand-written code in a user's pr
 
 from __future__ import annotations
 
-import json
 import keyword
 import textwrap
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 from ..escaping import py_docstring, py_identifier
 from ..nodes import Rpc, TypeRef
 from . import GENERATED_NOTICE
+from ._jsonschema import render_json
 
 __all__ = ["HandlerParam", "ServerTool", "python_type", "render_handlers", "render_server"]
 
@@ -252,7 +252,9 @@ def render_server(tools: list[ServerTool]) -> str:
     ]
     # ASCII-only JSON holds backslashes only inside escapes, and ``"""`` cannot occur in
     # JSON text, so a raw triple-quoted string carries it verbatim.
-    text = json.dumps(table, indent=2, sort_keys=True, ensure_ascii=True)
+    # ``json.dumps(table, indent=2, sort_keys=True, ensure_ascii=True)``, written by the
+    # backends' own writer (the standard encoder is pure Python once it indents).
+    text = render_json(table, ensure_ascii=True).removesuffix("\n")
     assert '"""' not in text
     # Long descriptions make long lines; say so only when there are some, or ruff
     # reports the directive itself as unused.

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..nodes import Entity, Field, Param, Rpc, Schema, snake_case
+from . import entity_named
 from ._django_common import RpcRef, http_rpcs
 
 __all__ = ["CrudRpc", "crud_of", "crud_service_text", "list_order", "listed_orders"]
@@ -56,7 +57,7 @@ def _same_type(param: Param, field: Field) -> bool:
 def crud_of(schema: Schema, ref: RpcRef) -> CrudRpc | None:
     """Return what plain CRUD ``ref`` is, or None when it is anything else."""
     rpc = ref.rpc
-    entity = schema.entity(rpc.returns.name)
+    entity = entity_named(schema, rpc.returns.name)
     if rpc.http is None or entity is None or rpc.returns.optional:
         return None
     method = ref.method

@@ -409,19 +409,30 @@ class _Writer:
         if kind is float:
             return self._serialized(value) if _special_float(value) else Lit(value)
         if kind is list:
-            return List([self.value(v) for v in value], explode=explode)
+            return List([self._item(v) for v in value], explode=explode)
         if kind is tuple:
-            return Tuple([self.value(v) for v in value], explode=explode)
+            return Tuple([self._item(v) for v in value], explode=explode)
         if kind is dict and all(type(k) is str for k in value):
-            return Dict([(k, self.value(v)) for k, v in value.items()], explode=explode)
+            return Dict([(k, self._item(v)) for k, v in value.items()], explode=explode)
         if isinstance(value, self._field):
             _, path, args, kwargs = value.deconstruct()
         elif hasattr(value, "deconstruct") and not isinstance(value, type):
             path, args, kwargs = value.deconstruct()
         else:
             return self._serialized(value)
-        keywords = [(k, self.value(v)) for k, v in sorted(kwargs.items())]
-        return Call(self._path(path), [self.value(a) for a in args], keywords)
+        keywords = [(k, self._item(v)) for k, v in sorted(kwargs.items())]
+        return Call(self._path(path), [self._item(a) for a in args], keywords)
+
+    def _item(self, value: Any) -> object:
+        """Return an item of a container or call: a str, int, bool or None as it is.
+
+        pysource containers write such plain items as ``Lit`` would (same ``py_literal``)
+        without one ``Lit`` object per item; anything else goes through :meth:`value`.
+        """
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            return value
+        return self.value(value)
 
     def _path(self, path: str) -> str:
         name = self._paths.get(path)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..escaping import py_docstring
 from ..nodes import ERROR_STATUS, Diagnostic, Schema, permission_lookup_param, snake_case
 from ..pysource import Call, Dict, List, Raw, assign, expr_of, render, sorted_all
-from . import BackendError, BackendOptions
+from . import BackendError, BackendOptions, entity_named
 from ._django_common import (
     PY_HEADER,
     RpcRef,
@@ -288,7 +288,7 @@ def _on_object(schema: Schema, ref: RpcRef) -> str | None:
     permission = ref.rpc.permission
     if permission is None or not permission.check or permission.resource is None:
         return None
-    entity = schema.entity(permission.resource)
+    entity = entity_named(schema, permission.resource)
     if entity is None:
         return None
     param = permission_lookup_param(ref.rpc, entity)
