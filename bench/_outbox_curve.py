@@ -77,7 +77,7 @@ def _raw(dsn: str, batches: list[float], limit: int) -> tuple[float, int]:
             conn.execute("SET synchronous_commit = off")
             while sum(moved) < limit:
                 began = now = time.time()
-                rows = conn.execute(_CLAIM, (now + 30, owner, now, now, BATCH)).fetchall()
+                rows = conn.execute(_CLAIM, (now, now, BATCH, now + 30, owner)).fetchall()
                 if not rows:
                     return
                 conn.execute(

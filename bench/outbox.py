@@ -28,11 +28,14 @@ POSTGRES_DSN = os.environ.get(
     "TOOLKIT_TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/test"
 )
 TABLE = "toolkit_outbox_message"
-_CLAIM = f"""UPDATE {TABLE} AS m
-    SET locked_until = %s, locked_by = %s, attempts = m.attempts + 1
-    FROM (SELECT id FROM {TABLE}
+#: The adapter's claim (a MATERIALIZED CTE, taken once); parameters: now, now, batch size,
+#: lease end, owner.
+_CLAIM = f"""WITH c AS MATERIALIZED (SELECT id FROM {TABLE}
           WHERE status = 'pending' AND available_at <= %s AND locked_until <= %s
-          ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED) AS c
+          ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED)
+    UPDATE {TABLE} AS m
+    SET locked_until = %s, locked_by = %s, attempts = m.attempts + 1
+    FROM c
     WHERE m.id = c.id
     RETURNING m.id, m.message_id, m.topic, m."key", m.payload, m.headers, m.attempts,
               m.created_at"""
@@ -119,7 +122,7 @@ def _raw(dsn: str, threads: int, batch: int = 100) -> float:
             conn.execute("SET synchronous_commit = off")
             while True:
                 now = time.time()
-                rows = conn.execute(_CLAIM, (now + 30, owner, now, now, batch)).fetchall()
+                rows = conn.execute(_CLAIM, (now, now, batch, now + 30, owner)).fetchall()
                 if not rows:
                     return
                 ids = [row[0] for row in rows]

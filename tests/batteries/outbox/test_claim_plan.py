@@ -37,7 +37,7 @@ def _nodes(node: dict) -> list[dict]:
 
 def _claim_args(outbox, now: float) -> tuple[str, tuple]:
     sql = outbox._claim_sql[False].replace("{extra}", "")
-    return sql, (now + 30, "plan-test", now, now, BATCH)
+    return sql, outbox._claim_params("plan-test", BATCH, now, 30)
 
 
 class TestClaimPlan:
@@ -102,3 +102,34 @@ class TestClaimPlan:
         got: list = []
         outbox.relay(publish=got.append, batch_size=BATCH).run_once()
         assert [record.row for record in got] == list(range(SENT + 1, SENT + 1 + BATCH))
+
+
+def test_postgres_takes_the_batch_once_whatever_join_the_planner_picks(make_outbox, postgres_dsn):
+    """The batch is a MATERIALIZED CTE: taken once, never re-run per joined row.
+
+    As a subquery of ``UPDATE ... FROM`` it could sit on the inner side of a nested loop
+    and run again for every outer row, each run locking up to ``LIMIT`` more rows (the
+    full suite saw a batch of 2 lease 5). With hash and merge joins off the planner has
+    only nested loops left; the claim must still take exactly the batch.
+    """
+    opened = make_outbox("db-postgres")
+    outbox = opened.outbox
+    database = outbox.database
+    start = opened.clock()
+    seed(postgres_dsn, 40, start=start)
+    database.execute("ANALYZE toolkit_outbox_message")
+    sql, params = (
+        outbox._claim_sql[False].replace("{extra}", ""),
+        outbox._claim_params("plan-test", 2, start, 30),
+    )
+    from django.db import transaction
+
+    with transaction.atomic(using=database.alias):
+        database.execute("SET LOCAL enable_hashjoin = off")
+        database.execute("SET LOCAL enable_mergejoin = off")
+        (plan,) = database.fetch_value("EXPLAIN (FORMAT JSON) " + sql, params)
+        claimed = database.fetch_all(sql, params)
+        transaction.set_rollback(True, using=database.alias)
+    batch = [n for n in _nodes(plan["Plan"]) if n.get("Subplan Name") == "CTE c"]
+    assert len(batch) == 1 and batch[0]["Node Type"] == "Limit", plan
+    assert len(claimed) == 2
