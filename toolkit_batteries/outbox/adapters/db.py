@@ -9,9 +9,10 @@ database); a ``dsn`` names a database of its own. Opening checks that the tables
 
 The claim is one statement that takes a batch and leases it to one relay:
 
-* PostgreSQL: ``UPDATE ... FROM (SELECT id ... ORDER BY id LIMIT n FOR UPDATE SKIP
-  LOCKED)``: concurrent relays skip each other's rows instead of queueing behind them,
-  so two relays never hold one row at once.
+* PostgreSQL: ``WITH c AS MATERIALIZED (SELECT id ... ORDER BY id LIMIT n FOR UPDATE
+  SKIP LOCKED) UPDATE ... FROM c``: concurrent relays skip each other's rows instead of
+  queueing behind them, so two relays never hold one row at once, and the batch is
+  taken once (see ``_CLAIM_PG``).
 * SQLite has no ``SKIP LOCKED``: the same ``UPDATE ... WHERE id IN (SELECT ...)
   RETURNING`` takes SQLite's single write lock before it reads, so claims serialise and
   are atomic as they stand; several relays are safe but take turns (run one).
