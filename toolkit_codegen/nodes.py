@@ -11,6 +11,7 @@ backends (and hashed) without one backend disturbing another.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -508,6 +509,20 @@ class Module:
         """Return the name used in outputs: ``default`` for the root module."""
         return self.name or "default"
 
+    @property
+    def declarations(self) -> Iterator[Entity | Message | Enum | Service | Job | Schedule | Saga]:
+        """Yield every named declaration, entities first and sagas last, group by group."""
+        for group in (
+            self.entities,
+            self.messages,
+            self.enums,
+            self.services,
+            self.jobs,
+            self.schedules,
+            self.sagas,
+        ):
+            yield from group
+
 
 @dataclass(frozen=True, slots=True)
 class Schema:
@@ -557,17 +572,8 @@ class Schema:
     def module_of(self, name: str) -> Module | None:
         """Return the module declaring the entity, message, enum, service or job ``name``."""
         for m in self.modules:
-            for group in (
-                m.entities,
-                m.messages,
-                m.enums,
-                m.services,
-                m.jobs,
-                m.schedules,
-                m.sagas,
-            ):
-                if any(d.name == name for d in group):
-                    return m
+            if any(d.name == name for d in m.declarations):
+                return m
         return None
 
     def entity(self, name: str) -> Entity | None:

@@ -178,17 +178,8 @@ def _modules_by_name(schema: Schema) -> dict[str, Module]:
     """Return ``{declared name: module}`` with the module ``Schema.module_of`` finds first."""
     found: dict[str, Module] = {}
     for module in schema.modules:
-        for group in (
-            module.entities,
-            module.messages,
-            module.enums,
-            module.services,
-            module.jobs,
-            module.schedules,
-            module.sagas,
-        ):
-            for declaration in group:
-                found.setdefault(declaration.name, module)
+        for declaration in module.declarations:
+            found.setdefault(declaration.name, module)
     return found
 
 
