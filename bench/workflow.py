@@ -18,12 +18,13 @@ machine slows both alike.
 Round trips per unit on PostgreSQL (counted from libpq's protocol trace of the worker's
 connection, one per ``Sync`` or simple ``Query`` the client sends, starts included, and
 printed as a line of their own): a plain job is 3 (the queue's pop, push and ack, each
-committing alone); a step is 3 too: the queue's pop, the run's claim (a prepared
-``UPDATE ... RETURNING``), then one statement that moves the run, writes the step's row,
-pushes the next step's job and deletes the step's own message (the ack), committing
-alone; a start (the run's row and its first job, one statement) adds 1 per run, 0.2 per
-step here. It was 8, then 7 (issue 27: the move and the step's row in one statement),
-with BEGIN, the next push, COMMIT and the worker's ack as round trips of their own.
+committing alone); a step is 2: the queue's pop, which also claims the run the job
+names (:mod:`toolkit_batteries.workflow.adapters.pop_claim`), then one statement that
+moves the run, writes the step's row, pushes the next step's job and deletes the step's
+own message (the ack), committing alone; a start (the run's row and its first job, one
+statement) adds 1 per run, 0.2 per step here. It was 8, then 7 (issue 27: the move and
+the step's row in one statement), then 3 (the push and ack in the move), with BEGIN,
+the next push, COMMIT, the worker's ack and the run's claim as round trips of their own.
 
 Targets: PostgreSQL, issue 27's 0.6x plain jobs; memory, no issue target, a floor of
 0.1x (a no-op job there costs microseconds, a step a claim, a record and a push).

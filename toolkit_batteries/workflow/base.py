@@ -503,6 +503,7 @@ class Workflow(Service):
             claimed = self._claim(run_id, owner, now, now + found.lease, at)
             if claimed is None:
                 return "busy"
+        owner = claimed.lease_owner  # drawn here, or by the pop that claimed the run
         if claimed.workflow != found.name:
             found = definition(claimed.workflow)
         if claimed.status == RunStatus.COMPENSATING:

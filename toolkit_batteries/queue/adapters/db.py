@@ -42,7 +42,8 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
@@ -58,6 +59,8 @@ __all__ = [
     "DEFAULT_TABLE",
     "MESSAGES",
     "DBQueue",
+    "JoinedClaim",
+    "JoinedMessage",
     "check_table_name",
     "parse_id",
     "purge_dead_letters",
@@ -111,6 +114,33 @@ _DEAD_SQLITE = (
 # PostgreSQL: a one-row FROM / USING item that turns synchronous_commit off for the rest
 # of the (one-statement) transaction, without a round trip of its own.
 _RELAX_ITEM = "(SELECT set_config('synchronous_commit', 'off', true)) AS relax"
+
+
+class JoinedClaim(Protocol):
+    """A write another battery makes in the same statement as a pop (:meth:`DBQueue.join_claim`)."""
+
+    def sql(self, source: str) -> str:
+        """Return a data-modifying statement reading the popped row from ``source``.
+
+        ``source`` has the columns ``id, body, attempts, enqueued_at``; the statement
+        returns at most one row, whose first column is never ``NULL``.
+        """
+        ...
+
+    def params(self, now: float) -> Sequence[Any]:
+        """Return the statement's parameters for a pop at ``now``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class JoinedMessage(Message):
+    """A delivery popped by a statement that also ran a :class:`JoinedClaim`.
+
+    ``joined`` is the row that claim returned, or ``None`` when it wrote nothing (the
+    message was not one it acts on, or its row was not free).
+    """
+
+    joined: tuple[Any, ...] | None
 
 
 def check_table_name(name: str, *, instance: str = "default") -> str:
@@ -235,6 +265,8 @@ class DBQueue(Queue):
                 relaxed = template.replace("{relax}", f" FROM {_RELAX_ITEM}")
                 relaxed = relaxed.replace("{using}", f" USING {_RELAX_ITEM}")
             self._sql[name] = (plain, relaxed)
+        #: Topic -> (the claim joined to its pops, the composed statement).
+        self._joined: dict[str, tuple[JoinedClaim, str]] = {}
         # A local push wakes local pollers at once; other processes are seen by polling.
         self._pushed = threading.Condition()
         # Stateless, so one serves every call and thread (not one object per statement).
@@ -356,9 +388,57 @@ class DBQueue(Queue):
         """Wake this process's waiting pops after a push made by another statement."""
         self._wake()
 
+    def join_claim(self, topic: str, claim: JoinedClaim) -> bool:
+        """Run ``claim``'s write in the same statement as every later pop of ``topic``.
+
+        Why: a workflow step's job is popped, then its run is claimed: two round trips
+        and two commits before the step can start. Joined, the pop's statement claims the
+        run the message names (a writing ``WITH`` item reading the popped row), and the
+        pop returns a :class:`JoinedMessage` carrying the claim's row (issue 27). The
+        claim must act only on messages it recognises and never fail on a body it does
+        not: any error would fail the pop of every message of the topic.
+
+        PostgreSQL only, and only for pops outside a transaction (inside one the pop
+        stays plain). One claim per topic: return whether ``claim`` is the one joined.
+        """
+        if self.dialect != "postgresql":
+            return False
+        topic = self._topic_ok(topic)
+        known = self._joined.get(topic)
+        if known is None:
+            relaxed = self._sql["claim"][1]
+            sql = (
+                f"WITH popped AS ({relaxed}), joined AS ({claim.sql('popped')}) "
+                "SELECT popped.id, popped.body, popped.attempts, popped.enqueued_at, joined.* "
+                "FROM popped LEFT JOIN joined ON true"
+            )
+            known = self._joined.setdefault(topic, (claim, sql))
+        return known[0] is claim
+
     def _claim(self, topic: str, lease: float) -> Message | None:
         now = self.clock()
-        row = self._one("claim", (now + lease, topic, now), fetch=True)
+        params = (now + lease, topic, now)
+        joined = self._joined.get(topic)
+        if joined is not None:
+            claim, sql = joined
+            database = self.database
+            with self._unreachable:
+                conn = database.django_connection
+                if not conn.in_atomic_block:
+                    params += tuple(claim.params(now))
+                    row = database.fetch_one_prepared(sql, params, connection=conn)
+                    if row is None:
+                        return None
+                    message_id, body, attempts, enqueued_at = row[:4]
+                    return JoinedMessage(
+                        str(message_id),
+                        topic,
+                        bytes(body),
+                        int(attempts),
+                        to_datetime(enqueued_at),
+                        None if row[4] is None else tuple(row[4:]),
+                    )
+        row = self._one("claim", params, fetch=True)
         if row is None:
             return None
         message_id, body, attempts, enqueued_at = row

@@ -24,10 +24,14 @@
   moved``). With the ``db`` queue on the same database, that statement also pushes the
   next step's job and deletes the job's own message (the ack), and the run's insert
   pushes the first job; a step that wrote nothing else commits it alone (no ``BEGIN`` /
-  ``COMMIT``). A step is then 3 round trips (pop, claim, record) where it was 8, as
-  many as a plain job (pop, push, ack). ``get``'s three reads (``wait`` polls it) are
-  raw too; rare paths use the ORM. Within one step the alias's connection is looked up
-  once (:meth:`DBWorkflow._advance`).
+  ``COMMIT``). ``get``'s three reads (``wait`` polls it) are raw too; rare paths use
+  the ORM. Within one step the alias's connection is looked up once
+  (:meth:`DBWorkflow._advance`).
+* Once the service has run a step from a topic of the ``db`` queue on its database,
+  later pops of that topic claim the run the job names in the pop's own statement
+  (:mod:`.pop_claim`), and the step takes that claim. A step is then 2 round trips
+  (pop with claim, record with push and ack) where it was 8, against a plain job's 3
+  (pop, push, ack).
 """
 
 from __future__ import annotations
@@ -46,10 +50,12 @@ from toolkit_batteries.core.adapter import OpenContext
 from toolkit_batteries.core.errors import InvalidOptionsError
 from toolkit_batteries.core.tracing import traced
 
-from ..base import Workflow
+from ..base import Workflow, _delivery
+from ..definition import definition
 from ..records import CLAIMABLE, TERMINAL, RunRecord, RunStatus, StepRecord
 from ..runstate import Expect, Fields, Job
 from .memory import workflow_queue
+from .pop_claim import PopClaim, step_job_prefix
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -120,10 +126,13 @@ class _Scope(threading.local):
     (:meth:`DBWorkflow._advance`): every lookup goes through asgiref's context-local
     storage, and a step made six. ``open``: this thread is inside an outermost block
     :meth:`DBWorkflow._atomic` opened, whose last write may commit alone (``_move``).
+    ``claimed``: the run the pop of the step's job already claimed (:mod:`.pop_claim`),
+    for ``_claim`` to take once.
     """
 
     conn: Any = None
     open: bool = False
+    claimed: RunRecord | None = None
 
 
 class _Outermost:
@@ -246,6 +255,11 @@ class DBWorkflow(Workflow):
             f"SELECT name, payload FROM {signals} WHERE run_id = %s ORDER BY created_at, id"
         )
         self._scope = _Scope()
+        prefix = step_job_prefix(self.instance) if postgres else None
+        #: The claim joined to the pops of the topics this service runs steps from.
+        self._pop_claim = prefix and PopClaim(runs, columns, self.namespace, prefix)
+        #: Topics whose pops the claim was offered to (joined or not: asked once).
+        self._offered: set[str] = set()
         # No savepoints: a step's writes and its record commit or roll back as one.
         self._block = transaction.atomic(using=self.using, savepoint=False)
         self._outermost = _Outermost(self._scope, self._block)
@@ -287,12 +301,43 @@ class DBWorkflow(Workflow):
         """
         self._check_open()  # a closed service says so, before its closed database would
         scope = self._scope
-        outer = scope.conn
+        outer, outer_claimed = scope.conn, scope.claimed
         scope.conn = self.database.django_connection
+        delivery = _delivery.get()
+        scope.claimed = None if delivery is None else self._claimed_by_pop(delivery, run_id)
         try:
-            return super()._advance(run_id, workflow, at)
+            outcome = super()._advance(run_id, workflow, at)
         finally:
-            scope.conn = outer
+            scope.conn, scope.claimed = outer, outer_claimed
+        if delivery is not None and workflow is not None and at is not None:
+            self._join_pops(delivery, workflow)
+        return outcome
+
+    def _claimed_by_pop(self, delivery: Any, run_id: str) -> RunRecord | None:
+        """Return the run the delivery's pop claimed for this step, if it claimed it."""
+        row = getattr(delivery.message, "joined", None)
+        if row is None:
+            return None
+        run = _run_record(row)
+        return run if run.id == run_id and run.namespace == self.namespace else None
+
+    def _join_pops(self, delivery: Any, workflow: str) -> None:
+        """Have later pops of this delivery's topic claim runs of ``workflow`` (:mod:`.pop_claim`).
+
+        Learnt from the steps this service runs: only topics that carry its step jobs
+        pay for the match, and only workflows it has a definition of are claimed.
+        """
+        claim = self._pop_claim
+        queue = delivery.queue
+        if claim is None or not self._joins(queue):
+            return
+        claim.learn(workflow, definition(workflow).lease)
+        topic = delivery.message.topic
+        if topic not in self._offered:
+            self._offered.add(topic)
+            join = getattr(queue, "join_claim", None)
+            if join is not None:
+                join(topic, claim)
 
     def _atomic(self) -> Any:
         conn = self._connection()
@@ -351,6 +396,11 @@ class DBWorkflow(Workflow):
     def _claim(
         self, run_id: str, owner: str, now: float, until: float, at: Any = None
     ) -> RunRecord | None:
+        claimed = self._scope.claimed
+        if claimed is not None:  # the pop of this step's job claimed it (.pop_claim)
+            self._scope.claimed = None
+            if claimed.id == run_id:
+                return claimed
         params: tuple[Any, ...] = (owner, until, now, run_id, self.namespace, now, now)
         sql = self._claim_sql
         if at is not None:
@@ -420,8 +470,7 @@ class DBWorkflow(Workflow):
         (``FROM moved``), so the answer and the effect are those of the base class's.
         When nothing was sent yet in the outermost transaction (a step that wrote nothing
         through the workflow's alias), the statement commits alone: no ``BEGIN`` and
-        ``COMMIT`` round trips, and a step is three round trips with the ``db`` queue
-        (pop, claim, this) as a plain job is (pop, push, ack) (issue 27).
+        ``COMMIT`` round trips (issue 27).
         """
         if self.dialect != "postgresql":
             return super()._move(run_id, changes, owner, expect, step, *more)
