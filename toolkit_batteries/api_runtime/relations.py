@@ -230,8 +230,10 @@ def attach_related_ids(objs: Sequence[Any], names: Sequence[str]) -> None:
     else is left alone); the ids land on each instance under :data:`RELATED_IDS`, in key
     order, where :class:`~.fields.RelatedIdsField` finds them.
     """
+    if not names:
+        return
     rows = [o for o in objs if isinstance(o, Model) and o.pk is not None]
-    if not rows or not names:
+    if not rows:
         return
     model = type(rows[0])
     rows = [o for o in rows if type(o) is model]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import exceptions
-from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 
 from toolkit_batteries.http.errors import UNAUTHENTICATED_MESSAGE
@@ -55,7 +55,10 @@ class BearerAuthentication(BaseAuthentication):
 
     def authenticate(self, request: Any) -> tuple[TokenUser, Claims] | None:
         """Return the caller and its claims, ``None`` without a bearer credential."""
-        header = get_authorization_header(request)
+        # The header from META, as ``bearer_required`` reads it: DRF's
+        # ``get_authorization_header`` builds ``request.headers`` (every header of the
+        # request, parsed) to read one.
+        header = request.META.get("HTTP_AUTHORIZATION", "")
         try:
             claims = authenticate_authorization(header, self.instance, getattr(request, "path", ""))
         except BearerRefused:
