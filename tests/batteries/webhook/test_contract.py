@@ -102,10 +102,11 @@ class TestWebhookContract:
         got = receiver.wait_for(3)
         assert len(got) == 3 and settled.status == "succeeded" and settled.attempts == 3
         first_gap, second_gap = got[1].at - got[0].at, got[2].at - got[1].at
-        # The policy: 0.3 s before the first retry, x2 before the second; no jitter.
+        # The policy: 0.3 s before the first retry, x2 before the second; no jitter. Only
+        # lower bounds are exact (a loaded machine delays a retry, never hastens it), so
+        # the doubling shows as the second gap's floor, not as a comparison of the two.
         assert 0.3 - 0.05 <= first_gap < 0.3 + 5
         assert 0.6 - 0.05 <= second_gap < 0.6 + 5
-        assert second_gap > first_gap
         for each in got:  # every attempt is signed afresh, the id stays
             assert each.headers["Webhook-Id"] == delivery.id
             assert each.headers["Webhook-Signature"] == independent_signature(
