@@ -112,7 +112,8 @@ def bench_push() -> Result:
         container = Container(Config.load({"notification": block}, {}))
         push = container.notification()
         push.ping()  # the token exchange happens once, outside the loops
-        headers = {"Authorization": f"Bearer {push._token}", "Content-Type": "application/json"}
+        token = push._access_token()  # the cached one: no exchange
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         url = f"{server.url}/v1/projects/{PROJECT}/messages:send"
         payload = {
             "message": {

@@ -261,14 +261,21 @@ class VectorStore(Service):
         return key
 
     def _vector(self, vector: Any, argument: str) -> tuple[float, ...]:
+        """Return ``vector`` as floats, refusing what float32 storage cannot hold."""
         if isinstance(vector, str | bytes | Mapping) or not hasattr(vector, "__len__"):
             raise InvalidVectorError(self.instance, argument, "must be a sequence of numbers")
         if len(vector) != self.dimension:
             raise DimensionMismatchError(self.instance, argument, len(vector), self.dimension)
         try:
-            values = tuple(float(value) for value in vector)
+            values = tuple(map(float, vector))
         except (TypeError, ValueError):
             raise InvalidVectorError(self.instance, argument, "must hold numbers only") from None
+        # The common case in C calls (a query of 384 floats spent ~0.1 ms in per-value
+        # generators): plain floats whose sum is finite hold no NaN or infinity, and with
+        # none, min and max bound every value. Anything else takes the checks below.
+        plain = set(map(type, vector)) <= _PLAIN_NUMBERS and math.isfinite(sum(values))
+        if plain and min(values) >= -FLOAT32_MAX and max(values) <= FLOAT32_MAX:
+            return values
         if any(isinstance(value, str | bytes | bool) for value in vector):
             raise InvalidVectorError(self.instance, argument, "must hold numbers only")
         if not all(math.isfinite(value) for value in values):
@@ -385,6 +392,8 @@ class QueryTuning:
 
 #: The largest finite float32: every adapter stores and searches vectors as float32.
 FLOAT32_MAX = 3.4028234663852886e38
+#: Element types :meth:`VectorStore._vector` checks in one pass (bool is refused).
+_PLAIN_NUMBERS = frozenset({float, int})
 
 
 def _listed(items: Iterable[Any]) -> list[Any]:

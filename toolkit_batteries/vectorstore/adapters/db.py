@@ -277,7 +277,7 @@ class DBVectorStore(VectorStore):
 
     def _stored(self, vector: tuple[float, ...]) -> Any:
         if self.kind == "pgvector":
-            return "[" + ",".join(repr(value) for value in vector) + "]"
+            return "[" + ",".join(map(repr, vector)) + "]"
         if self.kind == "sqlarray":
             return list(vector)
         return pack(vector)
