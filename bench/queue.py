@@ -38,6 +38,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from bench.foundation import Result
 
@@ -210,24 +211,22 @@ def _consume(threads: _Threads, queue, topic: str, n: int) -> float:
 
 
 class _RawDB:
-    """The same SQL on one plain autocommit psycopg connection per thread."""
+    """The adapter's own SQL on one plain autocommit psycopg connection per thread.
 
-    def __init__(self, dsn: str, table: str, threads: _Threads) -> None:
+    The statements are the adapter's as it sends them outside a transaction
+    (``DBQueue._sql``): a durable push, and a claim and an ack that commit with
+    ``synchronous_commit`` off for that statement. (Until issue 27's last session the
+    raw side flushed the WAL on its claim and ack too, which the adapter does not:
+    the line read 1.24x where like for like it reads about 0.8x.)
+    """
+
+    def __init__(self, queue: Any, dsn: str, threads: _Threads) -> None:
         import psycopg
 
         self.threads = threads
         self.connections = [psycopg.connect(dsn, autocommit=True) for _ in range(threads.threads)]
-        self.claim = (
-            f"UPDATE {table} SET visible_at = %s, attempts = attempts + 1, leased = TRUE "
-            f"WHERE id = (SELECT id FROM {table} WHERE topic = %s "
-            "AND visible_at <= %s ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-            "RETURNING id, body, attempts, enqueued_at"
-        )
-        self.insert = (
-            f"INSERT INTO {table} (topic, body, attempts, enqueued_at, visible_at, leased) "
-            "VALUES (%s, %s, 0, %s, %s, FALSE) RETURNING id"
-        )
-        self.delete = f"DELETE FROM {table} WHERE id = %s AND topic = %s AND attempts = %s"
+        sql = queue._sql
+        self.claim, self.insert, self.delete = sql["claim"][1], sql["push"][1], sql["ack"][1]
 
     def push(self, topic: str, n: int) -> float:
         def push(index: int, count: int) -> None:
@@ -246,7 +245,7 @@ class _RawDB:
                 row = conn.execute(self.claim, (now + 30, topic, now)).fetchone()
                 if row is None:
                     return
-                conn.execute(self.delete, (row[0], topic, row[2]))
+                conn.execute(self.delete, (row[0], topic, row[2], time.time()))
 
         return self.threads.run(consume, n)
 
@@ -307,7 +306,7 @@ class _PostgresRun:
         times: dict[str, list[float]] = {}
         try:
             queue = container.queue()
-            raw = _RawDB(dsn, queue.table, pool)
+            raw = _RawDB(queue, dsn, pool)
             alias = queue.database.alias
             _push_one_by_one(pool, queue, "warm", 200)  # connect every thread, prepare
             _consume(pool, queue, "warm", 200)
@@ -348,13 +347,14 @@ def bench_db_postgres_cycle() -> Result:
     run = _postgres()
     ours = run.n / (run.push + run.consume)
     raw = run.n / (run.raw_push + run.raw_consume)
+    # Issue 27: at least 0.95x raw psycopg sending the same statements (same commits).
     return Result(
         f"queue db/PostgreSQL push+pop+ack, {run.threads} threads",
         ours,
         raw,
         "msg/s",
-        ">= 2000 msg/s",
-        ours >= 2000,
+        ">= 0.95x raw psycopg",
+        ours >= 0.95 * raw,
     )
 
 
@@ -367,8 +367,8 @@ def bench_db_postgres_workers() -> Result:
         ours,
         raw,
         "msg/s",
-        ">= 2000 msg/s",
-        ours >= 2000,
+        ">= 0.95x raw psycopg",
+        ours >= 0.95 * raw,
     )
 
 
