@@ -199,17 +199,21 @@ def cut_snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
     take_after = min(len(after), words - take_before)
     if take_before + take_after == 0:
         return ""
-    # Words are found back in the text one by one (only whitespace lies between them),
-    # so the body keeps the stored spacing and line breaks verbatim.
-    start = len(head)
-    for word in reversed(before[len(before) - take_before :]):
-        start = head.rfind(word, 0, start)
-    if not take_before:
+    # The window's ends are found by splitting once more with the counts taken: what a
+    # split leaves unsplit ends (or starts) right where the window does, so the body
+    # keeps the stored spacing and line breaks verbatim (one C call a side, not a
+    # search per word).
+    if take_before:
+        kept = head.rsplit(None, take_before)
+        rest = kept[0] if len(kept) > take_before else ""
+        start = len(rest) + len(head) - len(rest) - len(head[len(rest) :].lstrip())
+    else:
         start = first + len(tail) - len(tail.lstrip())
-    end = first
-    for word in after[:take_after]:
-        end = text.find(word, end) + len(word)
-    if not take_after:
+    if take_after:
+        kept = tail.split(None, take_after)
+        rest = kept[-1] if len(kept) > take_after else ""
+        end = first + len(tail[: len(tail) - len(rest)].rstrip())
+    else:
         end = len(head.rstrip())
     body = text[start:end]
     # A mark opened in the window and closed after it (a phrase cut) is closed here.
