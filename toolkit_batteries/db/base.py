@@ -111,8 +111,10 @@ def _prepared_cursor(conn: BaseDatabaseWrapper) -> Any:
     """
     if conn.vendor != "postgresql":
         return None
-    conn.ensure_connection()
     raw = conn.connection
+    if raw is None:  # what ensure_connection checks first, without its async guard's calls
+        conn.ensure_connection()
+        raw = conn.connection
     cursor = getattr(conn, "_toolkit_prepared", None)
     if cursor is None or cursor.connection is not raw:
         import psycopg
