@@ -257,7 +257,9 @@ class DBWorkflow(Workflow):
         self._scope = _Scope()
         prefix = step_job_prefix(self.instance) if postgres else None
         #: The claim joined to the pops of the topics this service runs steps from.
-        self._pop_claim = prefix and PopClaim(runs, columns, self.namespace, prefix)
+        self._pop_claim: PopClaim | None = None
+        if prefix is not None:
+            self._pop_claim = PopClaim(runs, columns, self.namespace, prefix)
         #: Topics whose pops the claim was offered to (joined or not: asked once).
         self._offered: set[str] = set()
         # No savepoints: a step's writes and its record commit or roll back as one.
