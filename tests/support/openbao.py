@@ -21,6 +21,8 @@ from tests.support.processes import ProductProcess, venv_script
 ROOT_TOKEN = "root-token-for-tests-only"
 #: The longest a dev server takes to answer its health check on a loaded two-core machine.
 START_TIMEOUT = 60.0
+#: The dev server's one unseal key, in its start-up banner.
+_UNSEAL_KEY = re.compile(r"Unseal Key: (\S+)")
 
 
 def bao_binary() -> str:
@@ -44,7 +46,15 @@ class OpenBao(ProductProcess):
         return self
 
     def ready(self) -> bool:
-        return self.api("GET", "sys/health")[0] == 200
+        """Healthy, and its start-up banner (with the unseal key) written to the log.
+
+        The server answers its health check before it prints the banner; on a loaded
+        machine a test that sealed the server at once found no key to unseal it with.
+        """
+        return (
+            self.api("GET", "sys/health")[0] == 200
+            and _UNSEAL_KEY.search(self.log_path.read_text(errors="replace")) is not None
+        )
 
     # ------------------------------------------------------------------ the HTTP API
 
@@ -110,7 +120,7 @@ class OpenBao(ProductProcess):
 
     def unseal(self) -> None:
         """Unseal the server with the dev server's one key (printed in its start-up banner)."""
-        found = re.search(r"Unseal Key: (\S+)", self.log_path.read_text())
+        found = _UNSEAL_KEY.search(self.log_path.read_text(errors="replace"))
         assert found, "the dev server printed no unseal key"
         status, body = self.api("PUT", "sys/unseal", {"key": found.group(1)})
         assert status == 200 and body.get("sealed") is False, (status, body)

@@ -5,8 +5,8 @@ calls. For one run it:
 
 1. loads the run and, unless it is finished, parked or leased by a live worker, claims
    it: a lease (``lease_owner``, ``lease_until``) that a crashed worker loses when it
-   expires (a conditional ``UPDATE``; on PostgreSQL the row is picked ``FOR UPDATE SKIP
-   LOCKED``, so a worker never queues behind another's row lock);
+   expires (a conditional ``UPDATE``; on PostgreSQL the row is picked ``FOR NO KEY UPDATE
+   SKIP LOCKED``, so a worker never queues behind another's row lock);
 2. runs the next step's ``execute`` (after its ``wait_for`` signal arrived) and, in the
    same database transaction on the ``db`` adapter, records its JSON result and moves
    the run to the next step, on condition that this worker still holds the lease. A
@@ -90,6 +90,8 @@ _engines: weakref.WeakValueDictionary[str, Workflow] = weakref.WeakValueDictiona
 _CANCEL_ROUNDS = 20
 #: The queue delivery the running ``advance`` was called for (the step job's message),
 #: until a step's record acknowledges it.
+#: Seconds before a step job whose run was free but locked looks again (``busy``).
+BUSY_RETRY = 0.05
 _delivery: ContextVar[Any] = ContextVar("toolkit_workflow_delivery", default=None)
 
 
@@ -502,6 +504,13 @@ class Workflow(Service):
                 return "leased"
             claimed = self._claim(run_id, owner, now, now + found.lease, at)
             if claimed is None:
+                # Free, due and at this position, yet not claimable: its row is locked
+                # (another worker's claim in flight, or a transaction holding a key lock:
+                # a signal's insert checks its foreign key so). Look again shortly, at
+                # the position read, so a claim that did win makes this job stale
+                # instead of starting a second chain. Dropping it stranded the run.
+                position = (run.current, run.status == RunStatus.COMPENSATING)
+                self._dispatch(found, run_id, BUSY_RETRY, at=position)
                 return "busy"
         owner = claimed.lease_owner  # drawn here, or by the pop that claimed the run
         if claimed.workflow != found.name:

@@ -12,6 +12,7 @@ from toolkit_batteries.core.checks import service_checks
 from toolkit_batteries.core.config import Config
 from toolkit_batteries.core.container import Container
 from toolkit_batteries.core.errors import InvalidOptionsError
+from toolkit_batteries.queue.jobs import Worker
 from toolkit_batteries.workflow import RunStatus, Step, StepContext, WorkflowDefinition, register
 from toolkit_batteries.workflow.admin import WorkflowRunAdmin
 from toolkit_batteries.workflow.models import WorkflowRun
@@ -126,6 +127,70 @@ def test_claims_skip_a_locked_row_on_postgresql(request):
             assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is None
             assert time.monotonic() - started < 2  # skipped, did not wait for the lock
         assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is not None
+    finally:
+        workflow._runs.delete()
+        container.close()
+
+
+def _one(ctx) -> int:
+    return 1
+
+
+def test_a_signal_insert_in_flight_does_not_stop_the_claim(request):
+    """A signal's insert holds ``FOR KEY SHARE`` on its run (its foreign key check) until
+    it commits. The claim locks ``FOR NO KEY UPDATE``, which that lock allows: with
+    ``FOR UPDATE`` the claim skipped the run and the step job was dropped as ``busy``,
+    leaving the run pending for good (a flaky contract test under load)."""
+    container, workflow, worker = open_workflow(workflow_block("db-postgres", request))
+    worker.stop()
+    worker.join(5)
+    queue = container.queue()
+    try:
+        flow = register(
+            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", _one)], queue="lk")
+        )
+        run_id = workflow.start(flow)
+        assert queue.ack(queue.pop("jobs:lk", timeout=0))  # this test delivers the job itself
+        import psycopg
+
+        dsn = request.getfixturevalue("postgres_dsn")
+        with psycopg.connect(dsn) as other:  # a signal's insert, not yet committed
+            other.execute(
+                f"SELECT id FROM {WorkflowRun._meta.db_table} WHERE id = %s FOR KEY SHARE",
+                (run_id,),
+            )
+            assert workflow.advance(run_id, flow.name, (0, False)) == RunStatus.COMPLETED
+    finally:
+        workflow._runs.delete()
+        container.close()
+
+
+def test_a_free_run_whose_row_is_locked_is_looked_at_again_not_dropped(request):
+    """Another worker's claim in flight holds the row: the job answers ``busy`` and is
+    queued again at the position it read, so the run is never stranded."""
+    container, workflow, worker = open_workflow(workflow_block("db-postgres", request))
+    worker.stop()
+    worker.join(5)
+    queue = container.queue()
+    try:
+        flow = register(
+            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", _one)], queue="lk")
+        )
+        run_id = workflow.start(flow)
+        assert queue.ack(queue.pop("jobs:lk", timeout=0))
+        import psycopg
+
+        dsn = request.getfixturevalue("postgres_dsn")
+        with psycopg.connect(dsn) as other:
+            other.execute(
+                f"SELECT id FROM {WorkflowRun._meta.db_table} WHERE id = %s FOR UPDATE",
+                (run_id,),
+            )
+            assert workflow.advance(run_id, flow.name, (0, False)) == "busy"
+        again = queue.pop("jobs:lk", timeout=5)
+        assert again is not None  # queued again, at the position it was read at
+        assert Worker(queue, queues=("lk",)).handle(again) == "succeeded"
+        assert workflow.get(run_id).status == RunStatus.COMPLETED
     finally:
         workflow._runs.delete()
         container.close()

@@ -13,8 +13,10 @@
 * A step runs inside ``transaction.atomic(using=<alias>)`` together with its record and
   the move to the next step, which is conditional on the worker's lease: writes a step
   makes through ``ctx.using`` commit exactly once.
-* The claim is one raw ``UPDATE ... WHERE id = (SELECT id ... FOR UPDATE SKIP LOCKED)``
-  on PostgreSQL (a worker skips a row another holds instead of queueing behind it), the
+* The claim is one raw ``UPDATE ... WHERE id = (SELECT id ... FOR NO KEY UPDATE SKIP
+  LOCKED)`` on PostgreSQL (a worker skips a row another holds instead of queueing behind
+  it; ``NO KEY``, the lock the ``UPDATE`` itself takes, because a signal's insert holds
+  ``FOR KEY SHARE`` on its run until it commits, which plain ``FOR UPDATE`` would skip), the
   same without the locking clause on SQLite, whose write statements are serialised
   anyway. On PostgreSQL it runs as a prepared statement.
 * The per-step path is raw SQL too (issue 27: the ORM's compile cost more CPU than the
@@ -198,7 +200,7 @@ class DBWorkflow(Workflow):
         self._update_sqls: dict[Any, str] = {}
         steps = self._step_model._meta.db_table
         postgres = self.dialect == "postgresql"
-        lock = " FOR UPDATE SKIP LOCKED" if postgres else ""
+        lock = " FOR NO KEY UPDATE SKIP LOCKED" if postgres else ""
         # Losing a claim in a database crash only loses a lease (the worker's record is
         # then refused and the step runs again), so on PostgreSQL it skips the WAL flush.
         relax = " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relax"

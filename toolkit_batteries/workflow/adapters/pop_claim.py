@@ -11,8 +11,9 @@ of claiming again. A step is two round trips: the pop, and the record that acks 
 
 What it claims is exactly what ``_claim`` with a position would: same namespace, a
 claimable status, due, no live lease, at the position the job was queued for, locked
-rows skipped. Anything else (a body it does not recognise, a run not free, a workflow
-this process has not run a step of yet) claims nothing, and the step claims as before.
+rows skipped (``FOR NO KEY UPDATE``, as the claim). Anything else (a body it does not
+recognise, a run not free, a workflow this process has not run a step of yet) claims
+nothing, and the step claims as before.
 
 The body is matched, not parsed, and by plain string functions (a regular expression
 with captures cost PostgreSQL 0.07 to 0.6 ms a body): its text (``encode(body,
@@ -101,7 +102,7 @@ class PopClaim:
             "AND r.workflow = j.part[5] AND %s::jsonb ? r.workflow AND r.namespace = %s "
             f"AND r.status IN ({claimable}) AND r.run_after <= %s "
             "AND (r.lease_owner = '' OR r.lease_until <= %s) "
-            f"FOR UPDATE OF r SKIP LOCKED) AS c WHERE {runs}.id = c.id "
+            f"FOR NO KEY UPDATE OF r SKIP LOCKED) AS c WHERE {runs}.id = c.id "
             f"RETURNING {self._columns}"
         )
 
