@@ -206,7 +206,7 @@ def cut_snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
     if take_before:
         kept = head.rsplit(None, take_before)
         rest = kept[0] if len(kept) > take_before else ""
-        start = len(rest) + len(head) - len(rest) - len(head[len(rest) :].lstrip())
+        start = len(head) - len(head[len(rest) :].lstrip())  # past the gap after ``rest``
     else:
         start = first + len(tail) - len(tail.lstrip())
     if take_after:
