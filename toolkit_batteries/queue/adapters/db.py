@@ -424,25 +424,20 @@ class DBQueue(Queue):
             database = self.database
             with self._unreachable:
                 conn = database.django_connection
-                if not conn.in_atomic_block:
+                if conn.in_atomic_block:
+                    joined = None  # inside the caller's transaction the pop stays plain
+                else:
                     params += tuple(claim.params(now))
                     row = database.fetch_one_prepared(sql, params, connection=conn)
-                    if row is None:
-                        return None
-                    message_id, body, attempts, enqueued_at = row[:4]
-                    return JoinedMessage(
-                        str(message_id),
-                        topic,
-                        bytes(body),
-                        int(attempts),
-                        to_datetime(enqueued_at),
-                        None if row[4] is None else tuple(row[4:]),
-                    )
-        row = self._one("claim", params, fetch=True)
+        if joined is None:
+            row = self._one("claim", params, fetch=True)
         if row is None:
             return None
-        message_id, body, attempts, enqueued_at = row
-        return Message(str(message_id), topic, bytes(body), int(attempts), to_datetime(enqueued_at))
+        message_id, body, attempts, enqueued_at = row[:4]
+        fields = (str(message_id), topic, bytes(body), int(attempts), to_datetime(enqueued_at))
+        if joined is None:
+            return Message(*fields)
+        return JoinedMessage(*fields, None if row[4] is None else tuple(row[4:]))
 
     def _pop(self, topic: str, wait: float, lease: float) -> Message | None:
         give_up = time.monotonic() + wait
