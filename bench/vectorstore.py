@@ -223,7 +223,7 @@ def bench_postgres() -> list[Result]:
             raw.execute(f"CREATE TABLE raw (id integer PRIMARY KEY, embedding vector({DIMENSION}))")
             with raw.cursor().copy("COPY raw (id, embedding) FROM STDIN") as copy:
                 for i, row in enumerate(vectors.tolist()):
-                    copy.write_row((i, "[" + ",".join(map(repr, row)) + "]"))
+                    copy.write_row((i, _vector_text(row)))
             raw.execute("ANALYZE raw")
             store.database.execute("ANALYZE toolkit_vectorstore_vector")
             query_list = queries.tolist()
@@ -393,7 +393,7 @@ def curve() -> Any:
                     )
                 with raw.cursor().copy("COPY raw (id, embedding) FROM STDIN") as copy:
                     for i, row in enumerate(block.tolist()):
-                        copy.write_row((filled + i, "[" + ",".join(map(repr, row)) + "]"))
+                        copy.write_row((filled + i, _vector_text(row)))
                 filled = size
                 raw.execute("ANALYZE raw")
                 store.database.execute("ANALYZE toolkit_vectorstore_vector")
@@ -553,8 +553,9 @@ def _sweep(store: Any, raw: Any, knn: str, queries: list, exact: list) -> list[d
 
 
 def _vector_text(floats: list[float]) -> str:
-    """Return pgvector's text form of ``floats``: the raw side starts from the same floats
-    the toolkit is given and sends the text it sends (formatting inside the timed call)."""
+    """Return pgvector's text form of ``floats``: the raw table's rows, and the raw side's
+    queries, which start from the same floats the toolkit is given and send the text it
+    sends (formatted inside the timed call)."""
     return "[" + ",".join(map(repr, floats)) + "]"
 
 
