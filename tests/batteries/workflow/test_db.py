@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 
@@ -107,93 +108,75 @@ def test_start_joins_the_callers_transaction(db_opened):
     assert workflow.get(kept).status == RunStatus.PENDING
 
 
-def test_claims_skip_a_locked_row_on_postgresql(request):
+@pytest.fixture
+def idle_postgres(request):
+    """Yield the workflow on PostgreSQL and its queue, worker stopped: the test delivers."""
     container, workflow, worker = open_workflow(workflow_block("db-postgres", request))
     worker.stop()
     worker.join(5)
-    try:
-        flow = register(
-            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", print)], queue="x")
-        )
-        run_id = workflow.start(flow)
-        import psycopg
+    yield workflow, container.queue()
+    workflow._runs.delete()
+    container.close()
 
-        dsn = request.getfixturevalue("postgres_dsn")
-        with psycopg.connect(dsn) as other:  # another worker's transaction holds the row
-            other.execute(
-                f"SELECT id FROM {WorkflowRun._meta.db_table} WHERE id = %s FOR UPDATE", (run_id,)
-            )
-            started = time.monotonic()
-            assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is None
-            assert time.monotonic() - started < 2  # skipped, did not wait for the lock
-        assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is not None
-    finally:
-        workflow._runs.delete()
-        container.close()
+
+@contextlib.contextmanager
+def _row_locked(request, run_id: str, mode: str):
+    """Hold ``mode`` (``FOR UPDATE``, ``FOR KEY SHARE``) on the run's row from another
+    connection's open transaction, as another worker or a signal's insert would."""
+    import psycopg
+
+    with psycopg.connect(request.getfixturevalue("postgres_dsn")) as other:
+        table = WorkflowRun._meta.db_table
+        other.execute(f"SELECT id FROM {table} WHERE id = %s {mode}", (run_id,))
+        yield
 
 
 def _one(ctx) -> int:
     return 1
 
 
-def test_a_signal_insert_in_flight_does_not_stop_the_claim(request):
+def _started(workflow, queue) -> tuple[WorkflowDefinition, str]:
+    """Start a one-step run on job queue ``lk`` and take its job off the queue."""
+    flow = register(
+        WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", _one)], queue="lk")
+    )
+    run_id = workflow.start(flow)
+    assert queue.ack(queue.pop("jobs:lk", timeout=0))  # this test delivers the job itself
+    return flow, run_id
+
+
+def test_claims_skip_a_locked_row_on_postgresql(request, idle_postgres):
+    workflow, queue = idle_postgres
+    _, run_id = _started(workflow, queue)
+    with _row_locked(request, run_id, "FOR UPDATE"):  # another worker's transaction
+        started = time.monotonic()
+        assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is None
+        assert time.monotonic() - started < 2  # skipped, did not wait for the lock
+    assert workflow._claim(run_id, "me", time.time(), time.time() + 5) is not None
+
+
+def test_a_signal_insert_in_flight_does_not_stop_the_claim(request, idle_postgres):
     """A signal's insert holds ``FOR KEY SHARE`` on its run (its foreign key check) until
     it commits. The claim locks ``FOR NO KEY UPDATE``, which that lock allows: with
     ``FOR UPDATE`` the claim skipped the run and the step job was dropped as ``busy``,
     leaving the run pending for good (a flaky contract test under load)."""
-    container, workflow, worker = open_workflow(workflow_block("db-postgres", request))
-    worker.stop()
-    worker.join(5)
-    queue = container.queue()
-    try:
-        flow = register(
-            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", _one)], queue="lk")
-        )
-        run_id = workflow.start(flow)
-        assert queue.ack(queue.pop("jobs:lk", timeout=0))  # this test delivers the job itself
-        import psycopg
-
-        dsn = request.getfixturevalue("postgres_dsn")
-        with psycopg.connect(dsn) as other:  # a signal's insert, not yet committed
-            other.execute(
-                f"SELECT id FROM {WorkflowRun._meta.db_table} WHERE id = %s FOR KEY SHARE",
-                (run_id,),
-            )
-            assert workflow.advance(run_id, flow.name, (0, False)) == RunStatus.COMPLETED
-    finally:
-        workflow._runs.delete()
-        container.close()
+    workflow, queue = idle_postgres
+    flow, run_id = _started(workflow, queue)
+    with _row_locked(request, run_id, "FOR KEY SHARE"):  # a signal's insert, uncommitted
+        assert workflow.advance(run_id, flow.name, (0, False)) == RunStatus.COMPLETED
 
 
-def test_a_free_run_whose_row_is_locked_is_looked_at_again_not_dropped(request):
+def test_a_free_run_whose_row_is_locked_is_looked_at_again_not_dropped(request, idle_postgres):
     """Another worker's claim in flight holds the row: the job answers ``busy`` and is
     queued again at the position it read, so the run is never stranded."""
-    container, workflow, worker = open_workflow(workflow_block("db-postgres", request))
-    worker.stop()
-    worker.join(5)
-    queue = container.queue()
-    try:
-        flow = register(
-            WorkflowDefinition(f"wf-{uuid.uuid4().hex[:8]}", steps=[Step("a", _one)], queue="lk")
-        )
-        run_id = workflow.start(flow)
-        assert queue.ack(queue.pop("jobs:lk", timeout=0))
-        import psycopg
-
-        dsn = request.getfixturevalue("postgres_dsn")
-        with psycopg.connect(dsn) as other:
-            other.execute(
-                f"SELECT id FROM {WorkflowRun._meta.db_table} WHERE id = %s FOR UPDATE",
-                (run_id,),
-            )
-            assert workflow.advance(run_id, flow.name, (0, False)) == "busy"
-        again = queue.pop("jobs:lk", timeout=5)
-        assert again is not None  # queued again, at the position it was read at
-        assert Worker(queue, queues=("lk",)).handle(again) == "succeeded"
-        assert workflow.get(run_id).status == RunStatus.COMPLETED
-    finally:
-        workflow._runs.delete()
-        container.close()
+    workflow, queue = idle_postgres
+    flow, run_id = _started(workflow, queue)
+    with _row_locked(request, run_id, "FOR UPDATE"):
+        assert workflow.advance(run_id, flow.name, (0, False)) == "busy"
+    again = queue.pop("jobs:lk", timeout=5)
+    assert again is not None  # queued again, at the position it was read at
+    assert Worker(queue, queues=("lk",)).handle(again) == "succeeded"
+    assert workflow.get(run_id).status == RunStatus.COMPLETED
 
 
 def test_sqlserver_is_the_db_adapter(request):
